@@ -1,0 +1,1 @@
+//! Dispatch benchmarks live here (see `benches/`).

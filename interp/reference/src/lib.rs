@@ -1,0 +1,23 @@
+//! The reference model of the micro-op stream kernel.
+//!
+//! This crate is the oracle: every faster implementation, every saved answer in
+//! `corpus/` and every fuzz target is judged against it. Its only goals are to be
+//! right and to read like the specification (`shared/spec/streams.md`, rulings
+//! S1..S25 in `semantics.md`). It depends on nothing of `kmst` on purpose: it has
+//! its own small checker ([`check`]) and its own pass-by-pass simulator
+//! ([`simulate`]), so that the optimized code can be tested against it.
+//!
+//! It also owns the spec-level types every implementation shares: [`Params`]
+//! with its completion models, [`SimResult`], [`SubmittedCommand`], [`Event`]
+//! and their JSON (S24).
+#![forbid(unsafe_code)]
+
+pub mod check;
+pub mod params;
+pub mod result;
+pub mod sim;
+
+pub use check::{check, check_run};
+pub use params::{Delay, Params, ParamsError, ResultModel};
+pub use result::{Event, SimResult, Status, StreamError, SubmittedCommand};
+pub use sim::simulate;
