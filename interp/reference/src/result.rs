@@ -5,10 +5,66 @@ use crate::params::Params;
 /// `(reason, pc)` of an error event: a rejected check or a stream's runtime error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StreamError {
-    /// Reason 1..=11 of streams.md "Events and errors".
-    pub reason: u8,
+    /// The reason of streams.md "Events and errors".
+    pub reason: Reason,
     /// Program counter the reason names (0 for header faults).
     pub pc: u32,
+}
+
+macro_rules! reasons {
+    ($($name:ident = $n:literal, $label:literal;)*) => {
+        /// Why a stream ended with an error event (streams.md "Events and errors").
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Reason {
+            $(#[doc = $label] $name = $n,)*
+        }
+
+        impl Reason {
+            /// Every reason, 1..=11.
+            pub const ALL: [Reason; 11] = [$(Reason::$name,)*];
+
+            /// The reason with the spec's number.
+            pub const fn from_u8(n: u8) -> Option<Reason> {
+                match n {
+                    $($n => Some(Reason::$name),)*
+                    _ => None,
+                }
+            }
+
+            /// The spec's number.
+            pub const fn number(self) -> u8 {
+                self as u8
+            }
+
+            /// A short description, as in the spec's table.
+            pub const fn describe(self) -> &'static str {
+                match self {
+                    $(Reason::$name => $label,)*
+                }
+            }
+        }
+    };
+}
+
+reasons! {
+    BadHeader = 1, "bad header, or an upload of the wrong size";
+    UnknownOpcode = 2, "unknown opcode";
+    BadJump = 3, "jump target out of range, or the program counter ran past the last micro-op";
+    BadRegister = 4, "register number out of range";
+    BadTemplate = 5, "bad template or patch, or template index out of range";
+    StepLimit = 6, "step limit";
+    ModByZero = 7, "MOD by zero";
+    Deadline = 8, "a command's deadline passed";
+    BadEnqueue = 9, "an ENQUEUE whose count is 0 or above the grid";
+    Cancelled = 10, "cancelled";
+    BadGroup = 11, "a SUBMIT whose group is empty or leaves the grid";
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.number(), self.describe())
+    }
 }
 
 /// One command that took a completion slot (S19).
