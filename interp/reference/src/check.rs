@@ -121,7 +121,7 @@ fn fault(reason: Reason, pc: u32) -> Result<(), StreamError> {
 pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     let len = data.len() as u64;
     // 1. The header (reason 1, pc 0); the order within it is that of the spec.
-    if len < HEADER_LEN || len % 64 != 0 || len > region_size {
+    if len < HEADER_LEN || !len.is_multiple_of(64) || len > region_size {
         return fault(Reason::BadHeader, 0);
     }
     let h = header(data);
@@ -235,7 +235,7 @@ pub fn check_run(
         req,
     );
     // S6 order.
-    if offset % 64 != 0 {
+    if !offset.is_multiple_of(64) {
         return rejected;
     }
     if offset > region_size || len > region_size - offset {

@@ -350,7 +350,7 @@ impl<'p> Sim<'p> {
 
         // 4. Turns: the stream then the queue, the first rotating with the pass.
         if self.life == Life::Active {
-            if pass % 2 == 0 {
+            if pass.is_multiple_of(2) {
                 self.stream_turn(pass);
                 self.queue_turn(pass);
             } else {

@@ -100,7 +100,8 @@ fn s11_registers_start_at_zero_and_r15_at_seed() {
 fn arithmetic_wraps_shr_masks_and_rand_is_xorshift() {
     // 0xFFFFFFFF + 2 = 1; 0 - 1 = 0xFFFFFFFF; 0x10000 * 0x10000 = 0 (low 32 bits);
     // 0x80000000 >> (33 & 31) = 0x40000000; AND; MOV.
-    let cases: Vec<(Box<dyn Fn(&mut Up)>, u32)> = vec![
+    type Build = Box<dyn Fn(&mut Up)>;
+    let cases: Vec<(Build, u32)> = vec![
         (
             Box::new(|u| {
                 u.set(0, u32::MAX).addi(1, 0, 2);

@@ -232,7 +232,7 @@ impl Up {
 }
 
 fn pad(v: &mut Vec<u8>) {
-    while v.len() % 64 != 0 {
+    while !v.len().is_multiple_of(64) {
         v.push(0);
     }
 }
