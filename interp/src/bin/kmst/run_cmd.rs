@@ -66,11 +66,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .to_json_value()
             .map_err(|e| CliError::Usage(e.to_string()))?;
         let text = serde_json::to_string_pretty(&value).expect("a JSON value prints");
-        println!("{text}");
+        print_out(&format!("{text}\n"))?;
     } else {
-        print!("{}", summary(&answer));
+        print_out(&summary(&answer))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes to stdout; a closed pipe (`kmst run ... | head`) is not an error.
+fn print_out(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Usage(format!("writing the output: {e}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A simulator: upload and params in, the answer out.
