@@ -115,10 +115,7 @@ fn build_params(args: &Args) -> Result<Params, CliError> {
             let value: serde_json::Value =
                 serde_json::from_slice(&text).map_err(|e| input(e.to_string()))?;
             // A saved answer carries its params under `params`.
-            let object = match value.get("params") {
-                Some(inner) if value.get("commands").is_some() => inner,
-                _ => &value,
-            };
+            let object = value.get("params").unwrap_or(&value);
             Params::from_json_value(object).map_err(|e| input(e.to_string()))?
         }
     };
@@ -258,4 +255,49 @@ fn summary(r: &SimResult) -> String {
         let _ = writeln!(s, "  ... {} more events", r.events.len() - 10);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delay_flags() {
+        assert_eq!(parse_delay("7").unwrap(), Delay::Fixed(7));
+        assert_eq!(parse_delay("never").unwrap(), Delay::Never);
+        assert_eq!(
+            parse_delay("cycle:2:5").unwrap(),
+            Delay::Cycle { base: 2, modulo: 5 }
+        );
+        assert_eq!(
+            parse_delay("table:1,never,3").unwrap(),
+            Delay::Table(vec![Some(1), None, Some(3)])
+        );
+        for bad in [
+            "",
+            "-1",
+            "4294967296",
+            "cycle:1:0",
+            "cycle:1",
+            "table:",
+            "table:x",
+            "soon",
+        ] {
+            assert_eq!(parse_delay(bad).unwrap_err().param, "delay", "{bad}");
+        }
+    }
+
+    #[test]
+    fn result_flags() {
+        assert_eq!(parse_result("zero").unwrap(), ResultModel::Zero);
+        assert_eq!(parse_result("sequence").unwrap(), ResultModel::Sequence);
+        assert_eq!(parse_result("arg:9").unwrap(), ResultModel::Arg(9));
+        assert_eq!(
+            parse_result("table:4,5").unwrap(),
+            ResultModel::Table(vec![4, 5])
+        );
+        for bad in ["", "arg:10", "arg:", "table:", "table:never", "one"] {
+            assert_eq!(parse_result(bad).unwrap_err().param, "result", "{bad}");
+        }
+    }
 }
