@@ -594,6 +594,9 @@ impl<'p> Sim<'p> {
 
     /// S20: the queue's turn.
     fn queue_turn(&mut self, pass: u64) {
+        if self.queue.is_empty() {
+            return;
+        }
         let window: Vec<u64> = self.queue.iter().take(QUEUE_WINDOW).map(|j| j.id).collect();
         for id in window {
             let Some(slot) = self.lowest_free_slot() else {
