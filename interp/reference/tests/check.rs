@@ -366,7 +366,7 @@ fn check_never_panics_on_truncated_or_random_bytes() {
             x ^= x << 13;
             x ^= x >> 17;
             x ^= x << 5;
-            if x % 7 == 0 {
+            if x.is_multiple_of(7) {
                 *byte = x as u8;
             }
         }
