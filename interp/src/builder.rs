@@ -30,6 +30,12 @@ impl Reg {
     /// Register 15: the random generator's state, which starts as the seed.
     pub const GENERATOR: Reg = Reg(15);
 
+    /// Register `n`, if `n` is 0..=15. The builder's pool ([`Stream::registers`])
+    /// is the usual way to get registers; this names one directly.
+    pub const fn new(n: u8) -> Option<Reg> {
+        if n < 16 { Some(Reg(n)) } else { None }
+    }
+
     /// The register number (0..=15).
     pub const fn number(self) -> u8 {
         self.0
@@ -190,6 +196,70 @@ fn header_field(v: u64, min: u64, err: fn(u64) -> BuildError) -> Result<u32, Bui
         Ok(w) if v >= min => Ok(w),
         _ => Err(err(v)),
     }
+}
+
+/// The template one `submit` (with `group`) or `enqueue` (`group` None) call
+/// makes (S9): handler and flags into the command; integer arguments into the
+/// command, register arguments as patches in ascending argument order; integer
+/// group fields into the command with first/count_register 0xFF, a register
+/// field as that register number (command field 0). An `enqueue` template has
+/// group (0, 0) and both group registers 0xFF.
+pub fn template(
+    handler: i64,
+    group: Option<(Operand, Operand)>,
+    args: &[Operand],
+    exclusive: bool,
+    result: bool,
+) -> Result<Template, BuildError> {
+    let handler = u8::try_from(handler)
+        .ok()
+        .filter(|h| (1..=crate::check::MAX_HANDLER).contains(h))
+        .ok_or(BuildError::Handler(handler))?;
+    if args.len() > ARGS {
+        return Err(BuildError::TooManyArgs(args.len()));
+    }
+    let registers = args.iter().filter(|a| matches!(a, Operand::Reg(_))).count();
+    if registers > MAX_PATCHES {
+        return Err(BuildError::TooManyRegisterArgs(registers));
+    }
+    let mut t = Template {
+        command: Command {
+            handler,
+            flags: (if exclusive { flags::EXCLUSIVE } else { 0 })
+                | (if result { flags::RESULT } else { 0 }),
+            ..Command::default()
+        },
+        first_register: NO_REGISTER,
+        count_register: NO_REGISTER,
+        ..Template::default()
+    };
+    for (index, arg) in args.iter().enumerate() {
+        match *arg {
+            Operand::Int(value) => {
+                t.command.args[index] =
+                    fit32(value).ok_or(BuildError::Argument { index, value })?;
+            }
+            Operand::Reg(r) => {
+                let k = usize::from(t.patch_count);
+                t.patch_arg[k] = index as u8;
+                t.patch_reg[k] = r.0;
+                t.patch_count += 1;
+            }
+        }
+    }
+    if let Some((first, count)) = group {
+        let field = |field: &'static str, v: Operand| -> Result<(u16, u8), BuildError> {
+            match v {
+                Operand::Reg(r) => Ok((0, r.0)),
+                Operand::Int(value) => u16::try_from(value)
+                    .map(|x| (x, NO_REGISTER))
+                    .map_err(|_| BuildError::GroupField { field, value }),
+            }
+        };
+        (t.command.first, t.first_register) = field("first", first)?;
+        (t.command.count, t.count_register) = field("count", count)?;
+    }
+    Ok(t)
 }
 
 /// A stream under construction.
@@ -363,53 +433,6 @@ impl Stream {
         Ok(())
     }
 
-    /// The template's command arguments and patches (S9: register args become
-    /// patches in ascending argument order).
-    fn args_template(
-        handler: i64,
-        args: &[Operand],
-        exclusive: bool,
-        result: bool,
-    ) -> Result<Template, BuildError> {
-        let handler = u8::try_from(handler)
-            .ok()
-            .filter(|h| (1..=crate::check::MAX_HANDLER).contains(h))
-            .ok_or(BuildError::Handler(handler))?;
-        if args.len() > ARGS {
-            return Err(BuildError::TooManyArgs(args.len()));
-        }
-        let registers = args.iter().filter(|a| matches!(a, Operand::Reg(_))).count();
-        if registers > MAX_PATCHES {
-            return Err(BuildError::TooManyRegisterArgs(registers));
-        }
-        let mut t = Template {
-            command: Command {
-                handler,
-                flags: (if exclusive { flags::EXCLUSIVE } else { 0 })
-                    | (if result { flags::RESULT } else { 0 }),
-                ..Command::default()
-            },
-            first_register: NO_REGISTER,
-            count_register: NO_REGISTER,
-            ..Template::default()
-        };
-        for (index, arg) in args.iter().enumerate() {
-            match *arg {
-                Operand::Int(value) => {
-                    t.command.args[index] =
-                        fit32(value).ok_or(BuildError::Argument { index, value })?;
-                }
-                Operand::Reg(r) => {
-                    let k = usize::from(t.patch_count);
-                    t.patch_arg[k] = index as u8;
-                    t.patch_reg[k] = r.0;
-                    t.patch_count += 1;
-                }
-            }
-        }
-        Ok(t)
-    }
-
     fn push_template(&mut self, t: Template) -> u32 {
         self.templates.push(t);
         (self.templates.len() - 1) as u32
@@ -425,17 +448,7 @@ impl Stream {
         exclusive: bool,
         result: bool,
     ) -> Result<(), BuildError> {
-        let mut t = Self::args_template(handler, args, exclusive, result)?;
-        let field = |field: &'static str, v: Operand| -> Result<(u16, u8), BuildError> {
-            match v {
-                Operand::Reg(r) => Ok((0, r.0)),
-                Operand::Int(value) => u16::try_from(value)
-                    .map(|x| (x, NO_REGISTER))
-                    .map_err(|_| BuildError::GroupField { field, value }),
-            }
-        };
-        (t.command.first, t.first_register) = field("first", group.0)?;
-        (t.command.count, t.count_register) = field("count", group.1)?;
+        let t = template(handler, Some(group), args, exclusive, result)?;
         let index = self.push_template(t);
         self.body.push(MicroOp::new(Opcode::Submit, 0, 0, 0, index));
         Ok(())
@@ -450,7 +463,7 @@ impl Stream {
         exclusive: bool,
         result: bool,
     ) -> Result<(), BuildError> {
-        let t = Self::args_template(handler, args, exclusive, result)?;
+        let t = template(handler, None, args, exclusive, result)?;
         let count = match count {
             Operand::Reg(r) => r,
             Operand::Int(v) => {
