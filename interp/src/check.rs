@@ -45,7 +45,7 @@ struct Layout {
 /// Check 1 (reason 1, pc 0): the header and the total size (S2).
 fn check_header(data: &[u8], region_size: u64) -> Result<Layout, StreamError> {
     let len = data.len() as u64;
-    if len < HEADER_LEN as u64 || len % 64 != 0 || len > region_size {
+    if len < HEADER_LEN as u64 || !len.is_multiple_of(64) || len > region_size {
         return Err(BAD_HEADER);
     }
     let word = |i: usize| read_u32(data, 4 * i);
@@ -203,7 +203,7 @@ pub fn check_run(
     let req = run_req(data, offset, region_size);
     let length = data.len() as u64;
     // S6 order: alignment, range, overlap, active req, then the check.
-    let rejected = offset % 64 != 0
+    let rejected = !offset.is_multiple_of(64)
         || offset > region_size
         || length > region_size - offset
         || active

@@ -82,9 +82,10 @@ fn raw_template() -> impl Strategy<Value = Template> {
                     count_register: if c < 128 { c % 16 } else { 0xFF },
                     ..Template::default()
                 };
-                for k in 0..usize::from(patch_count) {
-                    t.patch_arg[k] = entries[k].0 % 10;
-                    t.patch_reg[k] = entries[k].1 % 16;
+                let live = entries.iter().take(usize::from(patch_count));
+                for (k, &(arg, reg)) in live.enumerate() {
+                    t.patch_arg[k] = arg % 10;
+                    t.patch_reg[k] = reg % 16;
                 }
                 t
             },
