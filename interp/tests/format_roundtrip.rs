@@ -215,3 +215,30 @@ proptest! {
         prop_assert_eq!(again.len(), data.len());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Damaged uploads: the check never panics, the disassembly always
+    /// re-assembles, and the result gets the same verdict (the disassembler
+    /// keeps every byte the check reads), with the same length.
+    #[test]
+    fn damaged_uploads_keep_their_verdict(
+        u in any_upload(false),
+        hits in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>()), 1..4),
+    ) {
+        let mut data = u.encode();
+        for (at, byte) in hits {
+            let i = at.index(data.len());
+            data[i] = byte;
+        }
+        let verdict = check(&data, data.len() as u64);
+        let text = disassemble(&data);
+        let again = assemble(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(again.len(), data.len());
+        prop_assert_eq!(check(&again, again.len() as u64), verdict, "{}", text);
+        if verdict.is_err() {
+            prop_assert!(text.starts_with("; the check rejects this upload: reason "));
+        }
+    }
+}
