@@ -64,6 +64,18 @@ pub struct Header {
     pub seed: u32,
 }
 
+impl Header {
+    /// The header fields of `data` if it holds at least 64 bytes (no other check).
+    pub fn from_bytes(data: &[u8]) -> Option<Header> {
+        (data.len() >= HEADER_LEN).then(|| Header {
+            max_steps: read_u32(data, 16),
+            deadline_us: read_u32(data, 20),
+            req: read_u32(data, 24),
+            seed: read_u32(data, 28),
+        })
+    }
+}
+
 /// One 16-byte micro-op. Fields an opcode does not read are kept as they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MicroOp {
@@ -275,12 +287,7 @@ impl Upload {
     pub fn read_checked(data: &[u8]) -> Upload {
         let op_count = read_u32(data, 8) as usize;
         let command_count = read_u32(data, 12) as usize;
-        let header = Header {
-            max_steps: read_u32(data, 16),
-            deadline_us: read_u32(data, 20),
-            req: read_u32(data, 24),
-            seed: read_u32(data, 28),
-        };
+        let header = Header::from_bytes(data).expect("the check accepted the header");
         let ops = (0..op_count)
             .map(|i| MicroOp::read(&data[HEADER_LEN + i * OP_LEN..]))
             .collect();
