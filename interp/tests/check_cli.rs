@@ -31,7 +31,7 @@ const BAD: &str = ".stream max_steps=10 seed=1 req=5\nhalt r0\n.op 0, 0, 0, 0, 0
 fn check_accepts_and_rejects_with_json() {
     let good = temp("good.kms", GOOD.as_bytes());
     let (code, out, _) = kmst(&["check", good.to_str().unwrap(), "--json"]);
-    assert_eq!((code, out.trim()), (0, r#"{"check":null}"#));
+    assert_eq!((code, out.as_str()), (0, "{\"check\": null}\n"));
     let bad = temp("bad.kms", BAD.as_bytes());
     let (code, out, _) = kmst(&["check", bad.to_str().unwrap(), "--json"]);
     assert_eq!(code, 1);

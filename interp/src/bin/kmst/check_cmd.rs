@@ -26,14 +26,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let data = load_upload(&args.input)?;
     let verdict = check(&data, args.region_size);
     if args.json {
-        let value = match verdict {
-            Ok(()) => serde_json::json!({ "check": null }),
-            Err(e) => serde_json::json!({
-                "check": { "reason": e.reason.number(), "pc": e.pc },
-                "req": run_req(&data, 0, args.region_size),
-            }),
-        };
-        println!("{value}");
+        // Written by hand to keep the documented key order (reason before pc).
+        match verdict {
+            Ok(()) => println!(r#"{{"check": null}}"#),
+            Err(e) => println!(
+                r#"{{"check": {{"reason": {}, "pc": {}}}, "req": {}}}"#,
+                e.reason.number(),
+                e.pc,
+                run_req(&data, 0, args.region_size)
+            ),
+        }
     } else {
         match verdict {
             Ok(()) => println!("{}: accepted", args.input.display()),
