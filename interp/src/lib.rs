@@ -15,5 +15,5 @@ pub mod ops;
 
 pub use kmst_reference as reference;
 pub use kmst_reference::{
-    Delay, Event, Params, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
+    Delay, Event, Params, Reason, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
 };
