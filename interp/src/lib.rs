@@ -3,13 +3,17 @@
 //! - [`ops`]: the one definition of every micro-op, from which the rest is generated.
 //! - [`format`]: the upload layout, encode and decode.
 //! - [`check`]: the optimized checker.
+//! - [`builder`]: the stream builder (S7..S9).
+//! - [`asm`]: the `.kms` assembler and disassembler (`docs/asm.md`).
 //! - [`reference`]: the reference model (re-exported `kmst-reference`), the oracle.
 
+pub mod asm;
+pub mod builder;
 pub mod check;
 pub mod format;
 pub mod ops;
 
 pub use kmst_reference as reference;
 pub use kmst_reference::{
-    Delay, Event, Params, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
+    Delay, Event, Params, Reason, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
 };
