@@ -3,12 +3,22 @@
 //! - [`ops`]: the one definition of every micro-op, from which the rest is generated.
 //! - [`format`]: the upload layout, encode and decode.
 //! - [`check`]: the optimized checker.
+//! - [`exec`]: the fast interpreter (tail-call, switch, threaded) and fast kernel;
+//!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
 //! - [`reference`]: the reference model (re-exported `kmst-reference`), the oracle.
 
+#![feature(explicit_tail_calls, rust_preserve_none_cc)]
+#![allow(incomplete_features)]
+
 pub mod check;
+pub mod exec;
 pub mod format;
 pub mod ops;
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+
+pub use exec::{Dispatch, Observer, TurnEnd, simulate as simulate_with};
 pub use kmst_reference as reference;
 pub use kmst_reference::{
     Delay, Event, Params, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
