@@ -493,3 +493,50 @@ fn dispatch_names() {
     #[cfg(feature = "threaded")]
     assert_eq!("threaded".parse::<Dispatch>(), Ok(Dispatch::Threaded));
 }
+
+#[test]
+fn a_job_overtaken_1024_times_blocks_the_queue() {
+    // Job X (1 core) is never acknowledged, so the 119-core job A behind it
+    // never fits; the 1-core jobs behind A overtake it. S20: once A has been
+    // overtaken 1,024 times, the queue's turn ends when it looks at A, so
+    // nothing behind it is submitted again. Overtakes come at most 15 per turn
+    // (16 slots, X holds one), so the last turn that submits brings A from
+    // below 1,024 to below 1,024 + 15.
+    let ops = vec![
+        op(Set, 2, 0, 0, 1),
+        op(Set, 3, 0, 0, 119),
+        op(Set, 4, 0, 0, 2000),
+        op(Enqueue, 2, 0, 0, 0), // X
+        op(Enqueue, 3, 0, 0, 0), // A
+        op(Enqueue, 2, 0, 0, 0), // top = 5: the small jobs
+        op(Addi, 0, 0, 0, 1),
+        op(Jlt, 0, 4, 0, 5),
+        op(Wait, 0, 0, 0, 0),
+        op(Halt, 0, 0, 0, 0),
+    ];
+    let data = upload(
+        100_000,
+        0,
+        1,
+        0,
+        ops,
+        vec![template(5, 0, (0, 0), &[], &[])],
+    )
+    .encode();
+    let never_first: std::sync::Arc<kmst::reference::params::DelayFn> =
+        std::sync::Arc::new(|c| if c.sequence == 0 { None } else { Some(0) });
+    let params = Params {
+        delay: Delay::Custom(never_first),
+        max_passes: 1000,
+        ..Params::default()
+    };
+    let r = run(&data, &params);
+    assert_eq!(r.status, Status::Stuck);
+    assert_eq!((r.commands[0].count, r.commands[0].pc), (1, 3));
+    assert!(r.commands.iter().all(|c| c.count == 1));
+    let small = r.commands.len() - 1;
+    assert!(
+        (1024..1024 + 15).contains(&small),
+        "{small} small jobs submitted"
+    );
+}

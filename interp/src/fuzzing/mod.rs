@@ -175,10 +175,23 @@ pub fn arbitrary_upload(u: &mut Unstructured, max_ops: usize, core_count: u32) -
     let op_count = u.int_in_range(1..=max_ops.max(1))?;
     let command_count = u.int_in_range(1..=3)?;
     let mut ops = Vec::with_capacity(op_count);
-    for pc in 0..op_count {
+    // Usually a prologue gives r1..r4 small non-zero values, so ENQUEUE
+    // counts and register groups are often valid.
+    let prologue = if u.ratio(3, 4)? {
+        u.int_in_range(0..=4)?.min(op_count - 1)
+    } else {
+        0
+    };
+    for r in 0..prologue {
+        ops.push(op(Opcode::Set, r as u8 + 1, 0, 0, u.int_in_range(1..=24)?));
+    }
+    for pc in prologue..op_count {
         let code = *u.choose(Opcode::ALL)?;
         let mut m = op(code, 0, 0, 0, 0);
-        let (a, b, c) = (register(u)?, register(u)?, register(u)?);
+        let (mut a, b, c) = (register(u)?, register(u)?, register(u)?);
+        if code == Opcode::Enqueue && u.ratio(3, 4)? {
+            a = u.int_in_range(1..=4)?; // the prologue's registers
+        }
         // Fields the micro-op does not read are ignored (S4): fill them anyhow.
         let junk: [u8; 3] = u.arbitrary()?;
         m.a = junk[0];
@@ -225,6 +238,65 @@ pub fn arbitrary_upload(u: &mut Unstructured, max_ops: usize, core_count: u32) -
     let seed = u.int_in_range(1..=u32::MAX)?;
     let req = u.arbitrary()?;
     Ok(upload(max_steps, deadline_us, seed, req, ops, templates))
+}
+
+/// A job loop in the shape of the 1,000-job example: `jobs` rounds of
+/// random-sized ENQUEUEs (or SUBMITs), some exclusive, then WAIT and HALT.
+/// Exercises the queue, the allocator and the slots.
+pub fn arbitrary_job_loop(u: &mut Unstructured, core_count: u32) -> Result<Upload> {
+    use Opcode::*;
+    let jobs = u.int_in_range(1..=120)?;
+    let modulo = u.int_in_range(1..=core_count.max(1))?;
+    let mut ops = vec![
+        op(Set, 2, 0, 0, modulo),
+        op(Set, 3, 0, 0, jobs),
+        op(Set, 4, 0, 0, u.int_in_range(0..=3)?),
+        op(Rand, 1, 0, 0, 0), // top = 3
+        op(Mod, 1, 1, 2, 0),
+        op(Addi, 1, 1, 0, 1),
+    ];
+    let command_count = u.int_in_range(1..=3)?;
+    for _ in 0..u.int_in_range(1..=3)? {
+        let t = u.int_in_range(0..=command_count as u32 - 1)?;
+        ops.push(if u.ratio(3, 4)? {
+            op(Enqueue, 1, 0, 0, t)
+        } else {
+            op(Submit, 0, 0, 0, t)
+        });
+    }
+    if u.ratio(1, 3)? {
+        ops.push(op(Wait, 0, 0, 0, u.int_in_range(0..=20)?));
+    }
+    ops.push(op(Addi, 0, 0, 0, 1));
+    ops.push(op(Jlt, 0, 3, 0, 3));
+    ops.push(op(Wait, 0, 0, 0, u.int_in_range(0..=2)?));
+    ops.push(op(Halt, 4, 0, 0, 0));
+    let mut templates = Vec::with_capacity(command_count);
+    for _ in 0..command_count {
+        let mut t = arbitrary_template(u, core_count)?;
+        if u.ratio(1, 2)? {
+            // A SUBMIT of this template takes r1 cores at 0 (often overlapping).
+            t.count_register = 1;
+            t.first_register = NO_REGISTER;
+            t.command.first = 0;
+        }
+        templates.push(t);
+    }
+    let max_steps = u.int_in_range(1..=5_000)?;
+    let deadline_us = if u.ratio(2, 3)? {
+        0
+    } else {
+        u.int_in_range(1..=80)?
+    };
+    let seed = u.int_in_range(1..=u32::MAX)?;
+    Ok(upload(
+        max_steps,
+        deadline_us,
+        seed,
+        u.arbitrary()?,
+        ops,
+        templates,
+    ))
 }
 
 /// A delay model with small delays.
@@ -295,7 +367,11 @@ pub fn arbitrary_params(u: &mut Unstructured) -> Result<Params> {
         } else {
             u.arbitrary()?
         },
-        max_passes: u.int_in_range(1..=150)?,
+        max_passes: if u.ratio(1, 8)? {
+            u.int_in_range(1..=2_000)?
+        } else {
+            u.int_in_range(1..=150)?
+        },
         region_size: 1 << 20,
         turn_budget: *u.choose(&[1u32, 2, 3, 5, 8, 64, 64])?,
     })
@@ -304,7 +380,11 @@ pub fn arbitrary_params(u: &mut Unstructured) -> Result<Params> {
 /// One generated run.
 pub fn case(u: &mut Unstructured) -> Result<Case> {
     let params = arbitrary_params(u)?;
-    let upload = arbitrary_upload(u, 24, params.core_count)?;
+    let upload = if u.ratio(1, 4)? {
+        arbitrary_job_loop(u, params.core_count)?
+    } else {
+        arbitrary_upload(u, 24, params.core_count)?
+    };
     Ok(Case {
         upload: upload.encode(),
         params,
