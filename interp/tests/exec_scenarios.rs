@@ -540,3 +540,21 @@ fn a_job_overtaken_1024_times_blocks_the_queue() {
         "{small} small jobs submitted"
     );
 }
+
+#[test]
+fn the_variants_of_this_build() {
+    // Tail and Reference are always built; switch and threaded follow the features.
+    let names: Vec<String> = Dispatch::available()
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    let mut want = vec!["tail"];
+    if cfg!(feature = "switch") {
+        want.push("switch");
+    }
+    if cfg!(feature = "threaded") {
+        want.push("threaded");
+    }
+    want.push("reference");
+    assert_eq!(names, want);
+}

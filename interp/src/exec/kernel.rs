@@ -395,6 +395,9 @@ impl Kernel {
     /// The queue's turn (S20). Sets `queue_moved` when a job was placed.
     pub fn queue_turn<O: Observer>(&mut self, streams: &mut [StreamMeta], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
+        if window == 0 {
+            return;
+        }
         let mut ids = [0u64; WINDOW];
         for (pos, id) in ids.iter_mut().enumerate().take(window) {
             *id = self.queue.job(pos).id;

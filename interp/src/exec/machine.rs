@@ -312,6 +312,7 @@ impl Machine {
         let cancel = self.params.cancel_pass;
         let n = self.n_streams;
         let mut p = 0u64;
+        let mut rotation = 0usize;
         while p < max_passes {
             self.kernel.pass = p;
             // 1, 2: the sweep and the deadlines, only when a slot can change.
@@ -340,10 +341,9 @@ impl Machine {
             // 4: the turns, rotating (streams.md: start at p % (n + 1)).
             self.kernel.queue_moved = false;
             let mut moved = false;
-            let submitters = n as u64 + 1;
-            let start = p % submitters;
-            for j in 0..submitters {
-                let who = ((start + j) % submitters) as usize;
+            // `rotation` is p % (n + 1), kept without a division per pass.
+            let mut who = rotation;
+            for _ in 0..=n {
                 if who < n {
                     if self.streams[who].life != Life::Active {
                         continue;
@@ -354,6 +354,7 @@ impl Machine {
                 } else {
                     self.kernel.queue_turn(&mut self.streams, obs);
                 }
+                who = if who == n { 0 } else { who + 1 };
             }
             moved |= self.kernel.queue_moved;
             obs.on_pass_end(
@@ -366,6 +367,7 @@ impl Machine {
             }
             if moved {
                 p += 1;
+                rotation = if rotation == n { 0 } else { rotation + 1 };
                 continue;
             }
             // Idle: jump to the next pass where the sweep, the deadlines or
@@ -382,6 +384,7 @@ impl Machine {
                 obs.on_idle(p + 1, next);
             }
             p = next;
+            rotation = (p % (n as u64 + 1)) as usize;
         }
     }
 

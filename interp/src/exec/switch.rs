@@ -12,6 +12,7 @@ macro_rules! switch_loop {
         /// # Safety
         /// `ip` in a decoded program, `regs` the stream's registers, `ctx` a
         /// live `Ctx<O>`, `fuel >= 1`.
+        #[inline(never)]
         pub(crate) unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
             let mut ip = ip;
             let mut fuel = fuel;
