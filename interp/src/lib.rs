@@ -7,7 +7,8 @@
 //!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
 //! - [`reference`]: the reference model (re-exported `kmst-reference`), the oracle.
 
-#![feature(explicit_tail_calls, rust_preserve_none_cc)]
+#![feature(explicit_tail_calls)]
+#![cfg_attr(kmst_preserve_none, feature(rust_preserve_none_cc))]
 #![allow(incomplete_features)]
 
 pub mod check;

@@ -398,10 +398,6 @@ impl Kernel {
         if window == 0 {
             return;
         }
-        let mut ids = [0u64; WINDOW];
-        for (pos, id) in ids.iter_mut().enumerate().take(window) {
-            *id = self.queue.job(pos).id;
-        }
         let mut removed = 0;
         for w in 0..window {
             if self.busy == u16::MAX {
@@ -409,7 +405,6 @@ impl Kernel {
             }
             // Jobs looked at earlier either left (all before this one) or stayed.
             let pos = w - removed;
-            debug_assert_eq!(self.queue.job(pos).id, ids[w]);
             let job = *self.queue.job(pos);
             let placed = if job.flags & flags::EXCLUSIVE != 0 && pos != 0 {
                 None

@@ -141,13 +141,13 @@ impl Machine {
             return Err(NotFast);
         }
         #[cfg(feature = "threaded")]
-        if dispatch == Dispatch::Threaded {
-            if let Some(p) = &mut self.program {
-                for inst in &mut p.insts {
-                    // SAFETY: `op` was written by Program::decode from an OpIndex.
-                    let index = unsafe { super::ops::OpIndex::from_byte(inst.op) };
-                    inst.handler = super::threaded::Threaded::<O>::of(index);
-                }
+        if dispatch == Dispatch::Threaded
+            && let Some(p) = &mut self.program
+        {
+            for inst in &mut p.insts {
+                // SAFETY: `op` was written by Program::decode from an OpIndex.
+                let index = unsafe { super::ops::OpIndex::from_byte(inst.op) };
+                inst.handler = super::threaded::Threaded::<O>::of(index);
             }
         }
         if self.program.is_some() {

@@ -58,6 +58,9 @@ impl<O: Observer> Threaded<O> {
 ///
 /// # Safety
 /// As the handlers'; the program was decoded with `Threaded::<O>::of`.
+// `O` is not used here but names the handler set the program was filled
+// with, keeping the entry's signature the same as the other variants'.
+#[allow(clippy::extra_unused_type_parameters)]
 pub(crate) unsafe fn run<O: Observer>(
     ip: *const Inst,
     regs: *mut u32,

@@ -50,25 +50,27 @@ pub(crate) type Flow = std::result::Result<*const Inst, Exit>;
 
 /// Every handler's signature: instruction pointer, register file, the
 /// type-erased [`Ctx`], and the one folded fuel counter. All four travel in
-/// registers; the return value is one byte.
-#[cfg(not(kmst_rust_cc))]
+/// registers; the return value is one byte. The plain Rust calling
+/// convention is the default: `rust-preserve-none` (`--cfg
+/// kmst_preserve_none`) measured no faster (docs/dispatch.md).
+#[cfg(not(kmst_preserve_none))]
+pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, *mut (), u32) -> Exit;
+/// Every handler's signature, with the `rust-preserve-none` convention.
+#[cfg(kmst_preserve_none)]
 pub(crate) type Handler =
     unsafe extern "rust-preserve-none" fn(*const Inst, *mut u32, *mut (), u32) -> Exit;
-/// Every handler's signature (the plain Rust calling convention, `--cfg kmst_rust_cc`).
-#[cfg(kmst_rust_cc)]
-pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, *mut (), u32) -> Exit;
 
 /// Emits a handler fn item with the calling convention of [`Handler`].
-#[cfg(not(kmst_rust_cc))]
-macro_rules! handler_fn {
-    ($(#[$m:meta])* fn $name:ident $($rest:tt)*) => {
-        $(#[$m])* pub(crate) unsafe extern "rust-preserve-none" fn $name $($rest)*
-    };
-}
-#[cfg(kmst_rust_cc)]
+#[cfg(not(kmst_preserve_none))]
 macro_rules! handler_fn {
     ($(#[$m:meta])* fn $name:ident $($rest:tt)*) => {
         $(#[$m])* pub(crate) unsafe fn $name $($rest)*
+    };
+}
+#[cfg(kmst_preserve_none)]
+macro_rules! handler_fn {
+    ($(#[$m:meta])* fn $name:ident $($rest:tt)*) => {
+        $(#[$m])* pub(crate) unsafe extern "rust-preserve-none" fn $name $($rest)*
     };
 }
 pub(crate) use handler_fn;
@@ -215,6 +217,7 @@ impl OpIndex {
     /// # Safety
     /// `byte` was written as `OpIndex as u8` (Program::decode does).
     #[inline(always)]
+    #[cfg_attr(not(any(feature = "switch", feature = "threaded")), allow(dead_code))]
     pub(crate) unsafe fn from_byte(byte: u8) -> OpIndex {
         debug_assert!(usize::from(byte) < HANDLERS);
         // SAFETY: the caller's contract; OpIndex is repr(u8) with dense values.
