@@ -116,7 +116,8 @@ pub struct PcLine {
     pub waits: u64,
     /// Skipped idle passes spent waiting here.
     pub skipped: u64,
-    /// 1 for the most executed line, 2 for the next, ... up to [`HOT_LINES`].
+    /// The line's rank by executions (1 = most; equal counts share a rank),
+    /// for ranks up to [`HOT_LINES`].
     pub hot: Option<u32>,
 }
 
@@ -251,12 +252,18 @@ impl Profile {
                 line.skipped += n;
             }
         }
-        let mut order: Vec<usize> = (0..pcs.len()).filter(|&i| pcs[i].executed > 0).collect();
-        order.sort_by(|&a, &b| pcs[b].executed.cmp(&pcs[a].executed).then(a.cmp(&b)));
-        for (rank, &i) in order.iter().take(HOT_LINES).enumerate() {
-            pcs[i].hot = Some(rank as u32 + 1);
+        // Competition ranking: a line's rank is 1 + the lines executed more
+        // often, so equally hot lines share a mark.
+        let mut counts: Vec<u64> = pcs.iter().map(|l| l.executed).filter(|&n| n > 0).collect();
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        for l in &mut pcs {
+            if l.executed > 0 {
+                let rank = counts.partition_point(|&n| n > l.executed) + 1;
+                if rank <= HOT_LINES {
+                    l.hot = Some(rank as u32);
+                }
+            }
         }
-
         let taken = obs.turn_count;
         let ends = TURN_END_NAMES
             .iter()

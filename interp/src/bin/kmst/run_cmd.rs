@@ -15,6 +15,19 @@ use crate::common::{CliError, read_file};
 pub struct Args {
     /// The upload to run.
     pub file: PathBuf,
+    #[command(flatten)]
+    pub params: ParamsArgs,
+    /// The implementation that runs the stream.
+    #[arg(long, default_value = "reference")]
+    pub dispatch: String,
+    /// Print the S24 JSON object instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The simulation parameters as flags, shared by `kmst run` and `kmst profile`.
+#[derive(clap::Args)]
+pub struct ParamsArgs {
     /// Completion delay: N, never, cycle:BASE:MOD or table:V,V,... (entries may be `never`).
     #[arg(long)]
     pub delay: Option<String>,
@@ -48,16 +61,10 @@ pub struct Args {
     /// Parameters from a JSON file: a params object or a saved answer (its `params`).
     #[arg(long)]
     pub params: Option<PathBuf>,
-    /// The implementation that runs the stream.
-    #[arg(long, default_value = "reference")]
-    pub dispatch: String,
-    /// Print the S24 JSON object instead of a summary.
-    #[arg(long)]
-    pub json: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let params = build_params(&args)?;
+    let params = build_params(&args.params)?;
     let runner = dispatch(&args.dispatch)?;
     let upload = crate::common::load_upload(&args.file)?;
     let answer = runner(&upload, &params);
@@ -98,7 +105,7 @@ pub fn dispatch(name: &str) -> Result<Runner, CliError> {
 }
 
 /// `--params`, then the flags; validated (S25).
-fn build_params(args: &Args) -> Result<Params, CliError> {
+pub fn build_params(args: &ParamsArgs) -> Result<Params, CliError> {
     let mut p = match &args.params {
         None => Params::default(),
         Some(path) => {
