@@ -157,7 +157,17 @@ pub fn human(p: &Profile) -> String {
             l.pc, l.executed, l.waits, l.skipped, l.text
         );
     }
-    s
+    trim_lines(&s)
+}
+
+/// Drops the trailing blanks an empty bar leaves.
+fn trim_lines(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 /// The sweep table.
