@@ -21,7 +21,7 @@
 //! See docs/dispatch.md.
 
 use super::Dispatch;
-use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta};
+use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta, Waiting};
 use super::observer::{NoObserver, Observer, TurnEnd};
 use super::ops::{Ctx, Exit};
 use super::program::Program;
@@ -66,6 +66,7 @@ fn blank_stream(index: u8) -> StreamMeta {
         life: Life::Ended,
         index,
         exclusive_mark: None,
+        waiting: Waiting::No,
     }
 }
 
@@ -218,6 +219,17 @@ impl Machine {
             return (0, TurnEnd::Budget);
         }
         let s = &self.streams[i];
+        // A micro-op that waited and whose condition still holds waits again
+        // (its operands cannot have changed); no need to dispatch it.
+        if s.waiting.holds(&self.kernel, s) {
+            let why = match s.waiting {
+                Waiting::Slots => TurnEnd::WaitSlots,
+                Waiting::QueueFull => TurnEnd::WaitQueueFull,
+                Waiting::Pending(_) => TurnEnd::Wait,
+                _ => TurnEnd::HaltPending,
+            };
+            return (0, why);
+        }
         // The one counter of the hot path: the budget and the steps left.
         let fuel = budget.min(s.max_steps - s.steps);
         if fuel == 0 {
@@ -227,10 +239,11 @@ impl Machine {
             return (0, TurnEnd::Budget);
         };
         let base = program.insts.as_ptr();
+        let obs_ptr: *mut O = obs;
         let mut ctx = Ctx::<O> {
             kernel: &mut self.kernel,
             stream: &mut self.streams[i],
-            obs,
+            obs: obs_ptr,
             base,
             templates: program.templates.as_ptr(),
             exit_ip: base,
@@ -261,6 +274,13 @@ impl Machine {
         let mut ran = fuel - left;
         let s = &mut self.streams[i];
         s.pc = pc;
+        s.waiting = match exit {
+            Exit::WaitSlots => Waiting::Slots,
+            Exit::WaitQueueFull => Waiting::QueueFull,
+            Exit::WaitPending => Waiting::Pending(program.insts[pc as usize].imm),
+            Exit::HaltPending => Waiting::Halt,
+            _ => Waiting::No,
+        };
         let why = match exit {
             Exit::Fuel => {
                 s.steps += ran;
@@ -290,6 +310,11 @@ impl Machine {
             }
             Exit::Halt => {
                 // S17: a HALT that ends the stream counts one step.
+                if O::ENABLED {
+                    // SAFETY: `ctx.obs` is the `obs` borrowed for this turn;
+                    // the dispatch loop has returned, so nothing else uses it.
+                    unsafe { (*obs_ptr).on_op(pc) };
+                }
                 ran += 1;
                 s.steps += ran;
                 s.life = Life::Ended;
