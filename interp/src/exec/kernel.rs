@@ -466,9 +466,9 @@ impl Kernel {
             let pos = w - removed;
             let entry = self.queue.order[pos];
             let count = entry_count(entry);
-            let placed = if entry & ENTRY_EXCLUSIVE != 0 && pos != 0 {
-                None
-            } else if count >= unfit {
+            // An exclusive job only at the head; a job no smaller than one
+            // that found no room finds none either.
+            let placed = if (entry & ENTRY_EXCLUSIVE != 0 && pos != 0) || count >= unfit {
                 None
             } else {
                 let first = groups.lowest_fit(count, self.core_count);
