@@ -344,8 +344,44 @@ impl Machine {
         let n = self.n_streams;
         let mut p = 0u64;
         let mut rotation = 0usize;
+        // The last turn of the (one) stream ended by its budget.
+        let mut budget_ended = false;
         while p < max_passes {
             self.kernel.pass = p;
+            if n == 1
+                && budget_ended
+                && self.kernel.queue.len() == 0
+                && p < self.kernel.next_change
+                && cancel != Some(p)
+            {
+                // A quick pass: no slot can be acknowledged or late, no host
+                // command, and the queue is empty when the stream's turn
+                // starts, so a queue turn before it does nothing. The stream
+                // (still active: its last turn ended by the budget) takes its
+                // turn, then the queue if it comes second (even passes).
+                self.kernel.queue_moved = false;
+                let (ran, why) = self.turn(0, dispatch, obs);
+                budget_ended = why == TurnEnd::Budget;
+                obs.on_turn_end(p, 0, ran, why, self.streams[0].pc);
+                if rotation == 0 {
+                    self.kernel.queue_turn(&mut self.streams, obs);
+                }
+                obs.on_pass_end(
+                    p,
+                    self.kernel.busy.count_ones(),
+                    self.kernel.queue.len() as u32,
+                );
+                if self.finished() {
+                    return;
+                }
+                // Even if this pass was idle (the turn stopped at once at a
+                // wait), the next one takes the full path, which finds it
+                // idle again and skips from there (module doc).
+                p += 1;
+                rotation = if rotation == n { 0 } else { rotation + 1 };
+                continue;
+            }
+            budget_ended = false;
             // 1, 2: the sweep and the deadlines, only when a slot can change.
             if p >= self.kernel.next_change {
                 self.kernel.sweep(&mut self.streams, obs);
@@ -376,12 +412,12 @@ impl Machine {
             let mut who = rotation;
             for _ in 0..=n {
                 if who < n {
-                    if self.streams[who].life != Life::Active {
-                        continue;
+                    if self.streams[who].life == Life::Active {
+                        let (ran, why) = self.turn(who, dispatch, obs);
+                        moved |= ran != 0 || !why.is_wait();
+                        budget_ended = why == TurnEnd::Budget;
+                        obs.on_turn_end(p, who, ran, why, self.streams[who].pc);
                     }
-                    let (ran, why) = self.turn(who, dispatch, obs);
-                    moved |= ran != 0 || !why.is_wait();
-                    obs.on_turn_end(p, who, ran, why, self.streams[who].pc);
                 } else {
                     self.kernel.queue_turn(&mut self.streams, obs);
                 }
