@@ -79,7 +79,7 @@ pub struct PassSample {
 pub struct ProfileObserver {
     /// Keep `turns` and `samples` (for the trace writer).
     pub keep_timeline: bool,
-    /// How often `on_op` was called per pc (attempts, see `executed`).
+    /// How often `on_op` was called per pc (see `executed_per_pc`).
     pub attempts: Vec<u64>,
     /// Attempts per pc that did not execute: the waiting or failing
     /// micro-op that ended a turn without counting.
@@ -152,9 +152,10 @@ impl Observer for ProfileObserver {
     }
 
     fn on_turn_end(&mut self, pass: u64, _stream: usize, ops: u32, why: TurnEnd, pc: u32) {
-        // `on_op` fires before a micro-op's body runs, so a turn that ended
-        // at a micro-op that waited or failed saw one call more than it
-        // counted: that last call was no execution.
+        // `on_op` reports completed micro-ops only (observer.rs). Should a
+        // turn ever report one call more than it counted (an `on_op` before
+        // a micro-op that then waited or failed, as the hook once did), that
+        // last call was no execution.
         if self.turn_attempts > u64::from(ops) {
             bump(&mut self.not_executed, self.last_pc as usize, 1);
         }

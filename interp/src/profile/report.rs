@@ -231,7 +231,7 @@ impl Profile {
         let program = Upload::read_checked(upload);
         let op_count = program.ops.len();
         // A run off the end waits at, and fails at, pc op_count (S17).
-        let ran_off = obs.attempts.len() > op_count;
+        let ran_off = result.error.is_some_and(|e| e.pc as usize == op_count);
         let lines = if ran_off { op_count + 1 } else { op_count };
         let executed = obs.executed_per_pc(lines);
         let mut pcs: Vec<PcLine> = (0..lines)
