@@ -67,10 +67,10 @@ fn no_observer_costs_nothing() {
         };
         let d = Dispatch::Tail;
         let reference = simulate(&upload, &params, d);
-        // Interleaved, best of 10 each, so drift on a shared machine hits both.
+        // Interleaved, best of 30 each, so drift on a shared machine hits both.
         let (mut plain, mut none) = (Duration::MAX, Duration::MAX);
         // Each round swaps which goes first, so order effects cancel too.
-        for round in 0..10 {
+        for round in 0..30 {
             let mut time_plain = || {
                 plain = plain.min(best_of(1, || {
                     std::hint::black_box(simulate(&upload, &params, d));
