@@ -200,4 +200,43 @@ mod tests {
         // 1 of a million still shows.
         assert_eq!(bar(1, 1_000_000), "#");
     }
+
+    #[test]
+    fn many_distinct_turn_lengths_go_into_buckets() {
+        use super::super::report::{OpsRow, Turns};
+        // Budget 64, one turn of each length 0..=29 and five of 64: 31
+        // distinct counts (> 20), so buckets: [0], then width ceil(63 / 16)
+        // = 4: [1, 4], [5, 8], ..., [25, 28], [29, 32] (only 29 occurs),
+        // and [64, 64].
+        let mut rows: Vec<OpsRow> = (0..30).map(|ops| OpsRow { ops, turns: 1 }).collect();
+        rows.push(OpsRow { ops: 64, turns: 5 });
+        let p = Profile {
+            turn_budget: 64,
+            turns: Turns {
+                taken: 35,
+                ops_histogram: rows,
+                ..Turns::default()
+            },
+            ..Profile::default()
+        };
+        let mut expect = vec![(0, 0, 1)];
+        for k in 0..7 {
+            expect.push((1 + 4 * k, 4 + 4 * k, 4));
+        }
+        expect.push((29, 32, 1));
+        expect.push((64, 64, 5));
+        assert_eq!(ops_buckets(&p), expect);
+        let text = human(&p);
+        assert!(text.contains("  29..=32  "), "{text}");
+        // Few distinct counts stay exact.
+        let p = Profile {
+            turn_budget: 64,
+            turns: Turns {
+                ops_histogram: vec![OpsRow { ops: 3, turns: 2 }, OpsRow { ops: 64, turns: 1 }],
+                ..Turns::default()
+            },
+            ..Profile::default()
+        };
+        assert_eq!(ops_buckets(&p), vec![(3, 3, 2), (64, 64, 1)]);
+    }
 }

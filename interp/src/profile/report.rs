@@ -19,7 +19,7 @@ use crate::reference::{SimResult, Status};
 pub const HOT_LINES: usize = 5;
 
 /// The profile of one run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Profile {
     /// The dispatch variant that ran it (`tail`, `switch`, `threaded`).
     pub dispatch: String,
@@ -45,7 +45,7 @@ pub struct Profile {
 }
 
 /// The stream's turns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Turns {
     /// Turns the kernel ran.
     pub taken: u64,
@@ -68,14 +68,14 @@ pub struct Turns {
 }
 
 /// `turns` turns ran exactly `ops` micro-ops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct OpsRow {
     pub ops: u32,
     pub turns: u64,
 }
 
 /// How many turns ended for `why`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct EndRow {
     /// `budget`, `wait-slots`, `wait-queue-full`, `wait-exclusive`, `wait`,
     /// `halt-pending`, `error`, `halt`.
@@ -89,7 +89,7 @@ pub struct EndRow {
 }
 
 /// Busy completion slots at the end of each pass (skipped passes included).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SlotOccupancy {
     pub mean: f64,
     pub max: u32,
@@ -98,14 +98,14 @@ pub struct SlotOccupancy {
 }
 
 /// Jobs waiting in the queue at the end of each pass.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct QueueDepth {
     pub mean: f64,
     pub max: u32,
 }
 
 /// One micro-op of the program with its counts.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PcLine {
     pub pc: u32,
     /// The micro-op in `.kms` syntax (`@N` targets, `#N` templates).
@@ -122,7 +122,7 @@ pub struct PcLine {
 }
 
 /// One budget of a sweep.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SweepRow {
     pub turn_budget: u32,
     pub status: String,
