@@ -59,8 +59,7 @@ pub fn write<W: Write>(run: &Run, out: W) -> io::Result<()> {
     let p = &run.profile;
     let budget = f64::from(p.turn_budget.max(1));
     let mut w = Writer { out, first: true };
-    w.out
-        .write_all(b"{\"displayTimeUnit\": \"ns\", \"otherData\": ")?;
+    w.out.write_all(b"{\"otherData\": ")?;
     serde_json::to_writer(
         &mut w.out,
         &json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
