@@ -132,7 +132,7 @@ fn budget_and_sweep() {
         })
         .collect();
     assert_eq!(rows, vec![(1, 202), (101, 2), (64, 4)]);
-    let (code, out, _) = kmst(&["profile", path, "--sweep", "1,101"]);
+    let (code, out, _) = kmst(&["profile", "--sweep", "1,101", path]);
     assert_eq!(code, 0);
     assert!(out.lines().next().unwrap().contains("budget"));
     assert!(out.lines().nth(2).unwrap().contains("101"));

@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "sweep")]
     pub budget: Option<u32>,
     /// Run once per turn budget and tabulate: N,N,...
-    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    #[arg(long, value_delimiter = ',', num_args = 1)]
     pub sweep: Option<Vec<u32>>,
     /// Write a Chrome trace-event / Perfetto JSON file (1 pass = 1 us).
     #[arg(long, conflicts_with = "sweep")]
