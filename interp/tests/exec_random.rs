@@ -151,3 +151,31 @@ fn the_generator_reaches_every_runtime_outcome() {
         );
     }
 }
+
+/// A longer hunt (ignored): `KMST_CASES=200000 cargo test --release -p kmst
+/// --test exec_random -- --ignored`.
+#[test]
+#[ignore]
+fn many_more_cases() {
+    let n: u64 = std::env::var("KMST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    for seed in 0..n {
+        for case in [
+            case_from_seed(seed + 1_000_000),
+            any_case_from_seed(seed + 1_000_000),
+        ] {
+            let want = simulate(&case.upload, &case.params, Dispatch::Reference);
+            for &d in Dispatch::fast() {
+                let got = simulate(&case.upload, &case.params, d);
+                assert!(
+                    got == want,
+                    "seed {seed}, {d}: {}\nparams {:?}",
+                    first_difference(&want, &got),
+                    case.params
+                );
+            }
+        }
+    }
+}

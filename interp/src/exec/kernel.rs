@@ -129,13 +129,13 @@ pub(crate) enum Refusal {
 /// The job queue: a slab of jobs and the insertion order.
 ///
 /// The order array holds one packed word per waiting job, so the queue's
-/// turn reads the window from 64 contiguous bytes: the slab index (bits
-/// 0..6), the exclusive flag (bit 7) and the core count (bits 8..32).
+/// turn reads the window from contiguous memory: the slab index (bits 0..6),
+/// the exclusive flag (bit 7) and the core count (bits 8..40).
 pub(crate) struct Queue {
     jobs: [Job; QUEUE_CAP],
     /// How often each slab entry's job has been overtaken (S20).
     overtaken: [u32; QUEUE_CAP],
-    order: [u32; QUEUE_CAP],
+    order: [u64; QUEUE_CAP],
     len: usize,
     /// Free slab entries as bits.
     free: u64,
@@ -143,16 +143,16 @@ pub(crate) struct Queue {
     starving: u32,
 }
 
-const ENTRY_EXCLUSIVE: u32 = 1 << 7;
+const ENTRY_EXCLUSIVE: u64 = 1 << 7;
 
 #[inline]
-fn entry_slab(entry: u32) -> usize {
+fn entry_slab(entry: u64) -> usize {
     (entry & 0x3F) as usize
 }
 
 #[inline]
-fn entry_count(entry: u32) -> u32 {
-    entry >> 8
+fn entry_count(entry: u64) -> u32 {
+    (entry >> 8) as u32
 }
 
 impl Queue {
@@ -172,7 +172,7 @@ impl Queue {
     }
 
     fn push(&mut self, job: Job) {
-        debug_assert!(self.len < QUEUE_CAP && job.count < 1 << 24);
+        debug_assert!(self.len < QUEUE_CAP);
         let at = self.free.trailing_zeros() as usize;
         self.free &= !(1 << at);
         let exclusive = if job.flags & flags::EXCLUSIVE != 0 {
@@ -182,7 +182,7 @@ impl Queue {
         };
         self.jobs[at] = job;
         self.overtaken[at] = 0;
-        self.order[self.len] = at as u32 | exclusive | job.count << 8;
+        self.order[self.len] = at as u64 | exclusive | u64::from(job.count) << 8;
         self.len += 1;
     }
 
@@ -260,6 +260,7 @@ pub(crate) struct Kernel {
 /// Whether `[f, f + c)` and `[g, g + d)` share a core.
 #[inline]
 fn overlaps(f: u32, c: u32, g: u32, d: u32) -> bool {
+    let (f, c, g, d) = (u64::from(f), u64::from(c), u64::from(g), u64::from(d));
     f < g + d && g < f + c
 }
 
@@ -564,8 +565,8 @@ impl Kernel {
 
 /// The busy slots' groups sorted by first core, for the allocator.
 struct Groups {
-    /// `(first, end)`, ascending by first.
-    list: [(u32, u32); SLOTS],
+    /// `(first, end)`, ascending by first (u64: no sum wraps, whatever the grid).
+    list: [(u64, u64); SLOTS],
     len: usize,
 }
 
@@ -586,12 +587,13 @@ impl Groups {
 
     /// Adds the group `[first, first + count)`, keeping the order.
     fn insert(&mut self, first: u32, count: u32) {
+        let (first, end) = (u64::from(first), u64::from(first) + u64::from(count));
         let mut at = self.len;
         while at > 0 && self.list[at - 1].0 > first {
             self.list[at] = self.list[at - 1];
             at -= 1;
         }
-        self.list[at] = (first, first + count);
+        self.list[at] = (first, end);
         self.len += 1;
     }
 
@@ -599,14 +601,16 @@ impl Groups {
     /// no busy group (streams.md "The kernel pass", S20): walking the groups by
     /// first core, the candidate is 0 or the furthest end seen so far.
     fn lowest_fit(&self, count: u32, core_count: u32) -> Option<u32> {
-        let mut candidate = 0u32;
+        let count = u64::from(count);
+        let mut candidate = 0u64;
         for &(first, end) in &self.list[..self.len] {
             if candidate + count <= first {
                 break;
             }
             candidate = candidate.max(end);
         }
-        (u64::from(candidate) + u64::from(count) <= u64::from(core_count)).then_some(candidate)
+        // candidate + count <= core_count keeps the candidate within u32.
+        (candidate + count <= u64::from(core_count)).then_some(candidate as u32)
     }
 }
 

@@ -39,6 +39,8 @@ pub struct Machine {
     n_streams: usize,
     halt: Option<u32>,
     error: Option<StreamError>,
+    /// True once the passes have run (a second `run` does nothing).
+    ran: bool,
 }
 
 /// [`Machine::run`] was asked for [`Dispatch::Reference`], which is not a fast variant.
@@ -85,6 +87,7 @@ impl Machine {
             n_streams: 0,
             halt: None,
             error: None,
+            ran: false,
         };
         let decoded = crate::check::check(upload, params.region_size).and_then(|()| {
             Program::decode(upload, &|i| {
@@ -138,6 +141,7 @@ impl Machine {
     }
 
     /// Runs the passes with the given fast variant, calling `obs`'s hooks.
+    /// A machine runs once; calling `run` again does nothing.
     pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) -> Result<(), NotFast> {
         if dispatch == Dispatch::Reference {
             return Err(NotFast);
@@ -152,7 +156,8 @@ impl Machine {
                 inst.handler = super::threaded::Threaded::<O>::of(index);
             }
         }
-        if self.program.is_some() {
+        if self.program.is_some() && !self.ran {
+            self.ran = true;
             self.passes(dispatch, obs);
         }
         Ok(())
