@@ -106,8 +106,13 @@ pub fn dispatch(name: &str) -> Result<Runner, CliError> {
 
 /// `--params`, then the flags; validated (S25).
 pub fn build_params(args: &ParamsArgs) -> Result<Params, CliError> {
+    build_params_on(Params::default(), args)
+}
+
+/// [`build_params`] on `base` (taken when there is no `--params`).
+pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliError> {
     let mut p = match &args.params {
-        None => Params::default(),
+        None => base,
         Some(path) => {
             let input = |message: String| CliError::Input {
                 path: path.clone(),
