@@ -474,9 +474,16 @@ impl Kernel {
         // cores found no room, no job of as many cores or more can: those are
         // not submitted without asking the allocator again (exact, S20).
         let mut unfit = u32::MAX;
+        // smallest[w]: the fewest cores any job from window place w on asks
+        // for. When it is `unfit` or more and no job is starving, nothing more
+        // can be submitted or end the turn: the rest of the window is skipped.
+        let mut smallest = [u32::MAX; WINDOW + 1];
+        for w in (0..window).rev() {
+            smallest[w] = smallest[w + 1].min(entry_count(self.queue.entry(w)));
+        }
         let mut removed = 0;
         for w in 0..window {
-            if self.busy == u16::MAX {
+            if self.busy == u16::MAX || (smallest[w] >= unfit && self.queue.starving == 0) {
                 break;
             }
             // Jobs looked at earlier either left (all before this one) or stayed.
