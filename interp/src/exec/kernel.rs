@@ -482,8 +482,8 @@ impl Kernel {
             smallest[w] = smallest[w + 1].min(entry_count(self.queue.entry(w)));
         }
         let mut removed = 0;
-        for w in 0..window {
-            if self.busy == u16::MAX || (smallest[w] >= unfit && self.queue.starving == 0) {
+        for (w, &least) in smallest[..window].iter().enumerate() {
+            if self.busy == u16::MAX || (least >= unfit && self.queue.starving == 0) {
                 break;
             }
             // Jobs looked at earlier either left (all before this one) or stayed.
