@@ -29,19 +29,20 @@ fn first_difference(want: &SimResult, got: &SimResult) -> String {
     if want.events.len() != got.events.len() {
         return format!("events: reference {:?}, got {:?}", want.events, got.events);
     }
-    format!(
-        "status/passes/error/halt/stopped: reference {:?} {} {:?} {:?} {}, got {:?} {} {:?} {:?} {}",
-        want.status,
-        want.passes,
-        want.error,
-        want.halt,
-        want.stopped,
-        got.status,
-        got.passes,
-        got.error,
-        got.halt,
-        got.stopped
-    )
+    // The rest of the answer differs: show both as S24 JSON (without the
+    // commands and events, which are equal).
+    let json = |r: &SimResult| {
+        r.to_json_value()
+            .map(|mut v| {
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("commands");
+                    o.remove("events");
+                }
+                v.to_string()
+            })
+            .unwrap_or_else(|e| format!("(no JSON: {e})"))
+    };
+    format!("reference {}\n      got {}", json(want), json(got))
 }
 
 const CASES: u64 = 2_000;

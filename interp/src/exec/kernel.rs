@@ -135,7 +135,9 @@ pub(crate) struct Queue {
     jobs: [Job; QUEUE_CAP],
     /// How often each slab entry's job has been overtaken (S20).
     overtaken: [u32; QUEUE_CAP],
+    /// A ring: waiting job k (in queue order) is at `(head + k) % 64`.
     order: [u64; QUEUE_CAP],
+    head: usize,
     len: usize,
     /// Free slab entries as bits.
     free: u64,
@@ -161,6 +163,7 @@ impl Queue {
             jobs: [Job::default(); QUEUE_CAP],
             overtaken: [0; QUEUE_CAP],
             order: [0; QUEUE_CAP],
+            head: 0,
             len: 0,
             free: u64::MAX,
             starving: 0,
@@ -182,27 +185,40 @@ impl Queue {
         };
         self.jobs[at] = job;
         self.overtaken[at] = 0;
-        self.order[self.len] = at as u64 | exclusive | u64::from(job.count) << 8;
+        self.order[(self.head + self.len) % QUEUE_CAP] =
+            at as u64 | exclusive | u64::from(job.count) << 8;
         self.len += 1;
     }
 
+    /// The packed entry of the waiting job at `pos` (in queue order).
+    #[inline]
+    fn entry(&self, pos: usize) -> u64 {
+        self.order[(self.head + pos) % QUEUE_CAP]
+    }
+
     fn job(&self, pos: usize) -> &Job {
-        &self.jobs[entry_slab(self.order[pos])]
+        &self.jobs[entry_slab(self.entry(pos))]
     }
 
     fn remove(&mut self, pos: usize) {
-        let at = entry_slab(self.order[pos]);
+        let at = entry_slab(self.entry(pos));
         self.free |= 1 << at;
         if self.overtaken[at] >= STARVATION {
             self.starving -= 1;
         }
-        self.order.copy_within(pos + 1..self.len, pos);
+        // The jobs ahead (at most 15: the queue's turn looks at 16) move
+        // one place back and the head follows.
+        for k in (0..pos).rev() {
+            self.order[(self.head + k + 1) % QUEUE_CAP] = self.order[(self.head + k) % QUEUE_CAP];
+        }
+        self.head = (self.head + 1) % QUEUE_CAP;
         self.len -= 1;
     }
 
     /// One more overtake for each of the first `n` waiting jobs.
     fn overtake(&mut self, n: usize) {
-        for &entry in &self.order[..n] {
+        for k in 0..n {
+            let entry = self.entry(k);
             let o = &mut self.overtaken[entry_slab(entry)];
             *o = o.saturating_add(1);
             if *o == STARVATION {
@@ -216,7 +232,7 @@ impl Queue {
         let mut kept = 0;
         let mut dropped = 0;
         for pos in 0..self.len {
-            let entry = self.order[pos];
+            let entry = self.entry(pos);
             let at = entry_slab(entry);
             if self.jobs[at].owner == owner {
                 self.free |= 1 << at;
@@ -225,7 +241,7 @@ impl Queue {
                 }
                 dropped += 1;
             } else {
-                self.order[kept] = entry;
+                self.order[(self.head + kept) % QUEUE_CAP] = entry;
                 kept += 1;
             }
         }
@@ -458,14 +474,21 @@ impl Kernel {
         // cores found no room, no job of as many cores or more can: those are
         // not submitted without asking the allocator again (exact, S20).
         let mut unfit = u32::MAX;
+        // smallest[w]: the fewest cores any job from window place w on asks
+        // for. When it is `unfit` or more and no job is starving, nothing more
+        // can be submitted or end the turn: the rest of the window is skipped.
+        let mut smallest = [u32::MAX; WINDOW + 1];
+        for w in (0..window).rev() {
+            smallest[w] = smallest[w + 1].min(entry_count(self.queue.entry(w)));
+        }
         let mut removed = 0;
-        for w in 0..window {
-            if self.busy == u16::MAX {
+        for (w, &least) in smallest[..window].iter().enumerate() {
+            if self.busy == u16::MAX || (least >= unfit && self.queue.starving == 0) {
                 break;
             }
             // Jobs looked at earlier either left (all before this one) or stayed.
             let pos = w - removed;
-            let entry = self.queue.order[pos];
+            let entry = self.queue.entry(pos);
             let count = entry_count(entry);
             // An exclusive job only at the head; a job no smaller than one
             // that found no room finds none either.
