@@ -19,5 +19,5 @@ pub mod sim;
 
 pub use check::{check, check_run};
 pub use params::{Delay, Params, ParamsError, ResultModel};
-pub use result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand};
+pub use result::{AnswerError, Event, Reason, SimResult, Status, StreamError, SubmittedCommand};
 pub use sim::simulate;

@@ -141,3 +141,222 @@ impl std::fmt::Display for StreamError {
 }
 
 impl std::error::Error for StreamError {}
+
+impl Status {
+    /// The S24 spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Ended => "ended",
+            Status::Error => "error",
+            Status::Stuck => "stuck",
+        }
+    }
+}
+
+/// A saved answer that is not the S24 object; the message names the field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerError(pub String);
+
+impl std::fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "saved answer: {}", self.0)
+    }
+}
+
+impl std::error::Error for AnswerError {}
+
+use serde_json::{Map, Value, json};
+
+fn error_json(e: &Option<StreamError>) -> Value {
+    match e {
+        None => Value::Null,
+        Some(e) => json!({ "reason": e.reason.number(), "pc": e.pc }),
+    }
+}
+
+impl SimResult {
+    /// The JSON of a run exactly as S24 (an error if the params hold a closure).
+    pub fn to_json_value(&self) -> Result<Value, crate::params::ParamsError> {
+        let commands: Vec<Value> = self
+            .commands
+            .iter()
+            .map(|c| {
+                json!({
+                    "sequence": c.sequence,
+                    "slot": c.slot,
+                    "pass_index": c.pass_index,
+                    "pc": c.pc,
+                    "queued": c.queued,
+                    "handler": c.handler,
+                    "first": c.first,
+                    "count": c.count,
+                    "flags": c.flags,
+                    "args": c.args,
+                })
+            })
+            .collect();
+        let events: Vec<Value> = self
+            .events
+            .iter()
+            .map(|e| {
+                json!({
+                    "kind": e.kind,
+                    "req": e.req,
+                    "auxiliary": e.auxiliary,
+                    "pass_index": e.pass_index,
+                })
+            })
+            .collect();
+        Ok(json!({
+            "params": self.params.to_json_value()?,
+            "check": error_json(&self.check),
+            "commands": commands,
+            "events": events,
+            "status": self.status.as_str(),
+            "passes": self.passes,
+            "error": error_json(&self.error),
+            "halt": self.halt,
+            "stopped": self.stopped,
+        }))
+    }
+
+    /// Reads the S24 object. Extra top-level keys (such as a saved answer's
+    /// `notes`) are ignored; inside the nested objects every key must be known.
+    pub fn from_json_value(value: &Value) -> Result<SimResult, AnswerError> {
+        let top = value
+            .as_object()
+            .ok_or_else(|| AnswerError("not a JSON object".into()))?;
+        let get = |key: &str| {
+            top.get(key)
+                .ok_or_else(|| AnswerError(format!("missing `{key}`")))
+        };
+        let params = Params::from_json_value(get("params")?)
+            .map_err(|e| AnswerError(format!("params: {e}")))?;
+        let commands = array(get("commands")?, "commands")?
+            .iter()
+            .map(command_from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let events = array(get("events")?, "events")?
+            .iter()
+            .map(event_from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let status = match get("status")?.as_str() {
+            Some("ended") => Status::Ended,
+            Some("error") => Status::Error,
+            Some("stuck") => Status::Stuck,
+            _ => {
+                return Err(AnswerError(
+                    "`status` is not \"ended\", \"error\" or \"stuck\"".into(),
+                ));
+            }
+        };
+        let halt = match get("halt")? {
+            Value::Null => None,
+            v => Some(int(v, "halt", u32::MAX.into())? as u32),
+        };
+        Ok(SimResult {
+            params,
+            check: error_from_json(get("check")?, "check")?,
+            commands,
+            events,
+            status,
+            passes: int(get("passes")?, "passes", u64::MAX)?,
+            error: error_from_json(get("error")?, "error")?,
+            halt,
+            stopped: get("stopped")?
+                .as_bool()
+                .ok_or_else(|| AnswerError("`stopped` is not a boolean".into()))?,
+        })
+    }
+}
+
+fn array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, AnswerError> {
+    v.as_array()
+        .ok_or_else(|| AnswerError(format!("`{what}` is not an array")))
+}
+
+/// A JSON integer in 0..=max (a boolean is not one).
+fn int(v: &Value, what: &str, max: u64) -> Result<u64, AnswerError> {
+    v.as_u64()
+        .filter(|&n| n <= max)
+        .ok_or_else(|| AnswerError(format!("`{what}` is not an integer in 0..={max}")))
+}
+
+/// An object with exactly `keys`.
+fn fields<'a>(
+    v: &'a Value,
+    what: &str,
+    keys: &[&str],
+) -> Result<&'a Map<String, Value>, AnswerError> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| AnswerError(format!("`{what}` entry is not an object")))?;
+    if let Some(k) = o.keys().find(|k| !keys.contains(&k.as_str())) {
+        return Err(AnswerError(format!("`{what}`: unknown key `{k}`")));
+    }
+    if let Some(k) = keys.iter().find(|k| !o.contains_key(**k)) {
+        return Err(AnswerError(format!("`{what}`: missing `{k}`")));
+    }
+    Ok(o)
+}
+
+fn error_from_json(v: &Value, what: &str) -> Result<Option<StreamError>, AnswerError> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    let o = fields(v, what, &["reason", "pc"])?;
+    let n = int(&o["reason"], "reason", 255)? as u8;
+    let reason =
+        Reason::from_u8(n).ok_or_else(|| AnswerError(format!("`{what}`: no reason {n}")))?;
+    let pc = int(&o["pc"], "pc", u32::MAX.into())? as u32;
+    Ok(Some(StreamError { reason, pc }))
+}
+
+fn command_from_json(v: &Value) -> Result<SubmittedCommand, AnswerError> {
+    let keys = [
+        "sequence",
+        "slot",
+        "pass_index",
+        "pc",
+        "queued",
+        "handler",
+        "first",
+        "count",
+        "flags",
+        "args",
+    ];
+    let o = fields(v, "commands", &keys)?;
+    let u32max = u64::from(u32::MAX);
+    let args_json = array(&o["args"], "args")?;
+    if args_json.len() != 10 {
+        return Err(AnswerError("`args` must have ten words".into()));
+    }
+    let mut args = [0u32; 10];
+    for (a, j) in args.iter_mut().zip(args_json) {
+        *a = int(j, "args", u32max)? as u32;
+    }
+    Ok(SubmittedCommand {
+        sequence: int(&o["sequence"], "sequence", u64::MAX)?,
+        slot: int(&o["slot"], "slot", 15)? as u8,
+        handler: int(&o["handler"], "handler", 255)? as u8,
+        first: int(&o["first"], "first", u32max)? as u32,
+        count: int(&o["count"], "count", u32max)? as u32,
+        flags: int(&o["flags"], "flags", 255)? as u8,
+        args,
+        pass_index: int(&o["pass_index"], "pass_index", u64::MAX)?,
+        pc: int(&o["pc"], "pc", u32max)? as u32,
+        queued: o["queued"]
+            .as_bool()
+            .ok_or_else(|| AnswerError("`queued` is not a boolean".into()))?,
+    })
+}
+
+fn event_from_json(v: &Value) -> Result<Event, AnswerError> {
+    let o = fields(v, "events", &["kind", "req", "auxiliary", "pass_index"])?;
+    Ok(Event {
+        kind: int(&o["kind"], "kind", 255)? as u8,
+        req: int(&o["req"], "req", u32::MAX.into())? as u32,
+        auxiliary: int(&o["auxiliary"], "auxiliary", 0xFF_FFFF)? as u32,
+        pass_index: int(&o["pass_index"], "pass_index", u64::MAX)?,
+    })
+}

@@ -31,7 +31,7 @@ enum Command {
     /// Run the kernel's check on an upload (exit 0 valid, 1 rejected, 2 usage or I/O error).
     Check(check_cmd::Args),
     /// Simulate a stream with the reference model or a fast dispatch variant.
-    Run(run_cmd::Args),
+    Run(Box<run_cmd::Args>),
     /// Regenerate or verify the golden corpus of reference streams.
     Corpus(corpus_cmd::Args),
     /// Run every dispatch variant and the reference model on workloads and compare speed.
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
         Command::Asm(args) => asm_cmd::asm(args),
         Command::Disasm(args) => asm_cmd::disasm(args),
         Command::Check(args) => check_cmd::run(args),
-        Command::Run(args) => run_cmd::run(args),
+        Command::Run(args) => run_cmd::run(*args),
         Command::Corpus(args) => corpus_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args),
         Command::Profile(args) => profile_cmd::run(args),
