@@ -165,7 +165,8 @@ fn a_changed_answer_is_reported_with_its_field() {
     let found = corpus::check_saved(&saved, &[corpus::Implementation::reference()]).unwrap();
     let lines: Vec<String> = found.iter().map(ToString::to_string).collect();
     assert!(
-        lines.contains(&"slots_16_busy: reference: commands[16].slot: expected 4, got 3".to_owned()),
+        lines
+            .contains(&"slots_16_busy: reference: commands[16].slot: expected 4, got 3".to_owned()),
         "{lines:?}"
     );
     // The hand-worked expectation (slot 3, worked out in the source) catches it too.

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use kmst_reference::{Params, StreamError, check_run, simulate};
+use kmst_reference::{Params, SimResult, StreamError, check_run, simulate};
 use serde_json::{Value, json};
 
 /// The answer fields a replay must reproduce, in the saved order.
@@ -54,18 +54,24 @@ fn first_difference(path: &str, want: &Value, got: &Value) -> Option<String> {
 }
 
 fn error_json(e: Option<StreamError>) -> Value {
-    e.map_or(Value::Null, |e| json!({"reason": e.reason.number(), "pc": e.pc}))
+    e.map_or(
+        Value::Null,
+        |e| json!({"reason": e.reason.number(), "pc": e.pc}),
+    )
 }
 
 fn as_u64(v: &Value, what: &str) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("{what} is not an unsigned integer"))
+    v.as_u64()
+        .unwrap_or_else(|| panic!("{what} is not an unsigned integer"))
 }
 
 /// Replays one stream; `Err` names the first difference.
 fn replay(name: &str, upload: &[u8], saved: &Value) -> Result<(), String> {
     let params = Params::from_json_value(&saved["params"]).map_err(|e| format!("params: {e}"))?;
     let result = simulate(upload, &params);
-    let got = result.to_json_value();
+    let got = result
+        .to_json_value()
+        .map_err(|e| format!("to_json_value: {e}"))?;
     for field in FIELDS {
         let want = saved
             .get(field)
@@ -75,13 +81,31 @@ fn replay(name: &str, upload: &[u8], saved: &Value) -> Result<(), String> {
             return Err(d);
         }
     }
+    // The saved answer read back is the run itself (S24 JSON both ways), and
+    // the params survive a round trip.
+    let back = SimResult::from_json_value(saved).map_err(|e| format!("from_json_value: {e}"))?;
+    if back != result {
+        return Err("the saved answer read back differs from the run".into());
+    }
+    let again = params
+        .to_json_value()
+        .and_then(|v| Params::from_json_value(&v))
+        .map_err(|e| format!("params round trip: {e}"))?;
+    if again != params {
+        return Err("params differ after a JSON round trip".into());
+    }
     if let Some(Value::Array(cases)) = saved.get("check_run") {
         for (i, case) in cases.iter().enumerate() {
             let active: Vec<(u64, u64)> = case["active"]
                 .as_array()
                 .map(|a| {
                     a.iter()
-                        .map(|r| (as_u64(&r[0], "active offset"), as_u64(&r[1], "active length")))
+                        .map(|r| {
+                            (
+                                as_u64(&r[0], "active offset"),
+                                as_u64(&r[1], "active length"),
+                            )
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
@@ -97,7 +121,8 @@ fn replay(name: &str, upload: &[u8], saved: &Value) -> Result<(), String> {
                 &reqs,
             );
             let p = format!("check_run[{i}]");
-            if let Some(d) = first_difference(&format!("{p}.error"), &case["error"], &error_json(error))
+            if let Some(d) =
+                first_difference(&format!("{p}.error"), &case["error"], &error_json(error))
             {
                 return Err(d);
             }
@@ -121,7 +146,12 @@ fn every_saved_answer_replays() {
         .collect();
     names.sort();
     // The corpus is about a hundred streams; a handful would mean a lost directory.
-    assert!(names.len() >= 90, "only {} saved answers in {}", names.len(), dir.display());
+    assert!(
+        names.len() >= 90,
+        "only {} saved answers in {}",
+        names.len(),
+        dir.display()
+    );
     let mut failures = Vec::new();
     for name in &names {
         let upload = std::fs::read(dir.join(format!("{name}.bin")))

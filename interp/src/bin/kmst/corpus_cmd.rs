@@ -120,7 +120,11 @@ fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliErr
         if contradicted > 0 {
             format!(
                 "; {contradicted} contradict their `;@ expect`{}",
-                if force { " (written anyway)" } else { " and were not written" }
+                if force {
+                    " (written anyway)"
+                } else {
+                    " and were not written"
+                }
             )
         } else {
             String::new()
