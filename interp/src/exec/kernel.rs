@@ -15,7 +15,7 @@ use super::observer::Observer;
 use super::ops::Exit;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
-use crate::reference::{Delay, Event, Params, Reason, ResultModel, SubmittedCommand};
+use crate::reference::{Event, Params, Reason, SubmittedCommand};
 
 /// The most jobs waiting in the queue.
 pub(crate) const QUEUE_CAP: usize = 64;
@@ -56,6 +56,39 @@ pub(crate) struct StreamMeta {
     pub index: u8,
     /// An exclusive SUBMIT that waited: the first job id it does not wait for (S18).
     pub exclusive_mark: Option<u64>,
+    /// What the micro-op at `pc` waited for at the end of the last turn.
+    pub waiting: Waiting,
+}
+
+/// What a stream's waiting micro-op waits for. Its registers, pc and steps
+/// do not change while it waits, so the retry has the same outcome for as
+/// long as this condition holds; the turn tests it without dispatching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Waiting {
+    /// Not waiting (or a wait that is always retried in full).
+    No,
+    /// SUBMIT: all 16 slots busy.
+    Slots,
+    /// ENQUEUE: the queue is full.
+    QueueFull,
+    /// WAIT imm: more than imm pending.
+    Pending(u32),
+    /// HALT: anything pending.
+    Halt,
+}
+
+impl Waiting {
+    /// Whether the wait still holds: then the retry would wait again.
+    #[inline]
+    pub fn holds(self, k: &Kernel, s: &StreamMeta) -> bool {
+        match self {
+            Waiting::No => false,
+            Waiting::Slots => k.busy == u16::MAX,
+            Waiting::QueueFull => k.queue.len == QUEUE_CAP,
+            Waiting::Pending(imm) => s.pending > imm,
+            Waiting::Halt => s.pending != 0,
+        }
+    }
 }
 
 /// One busy completion slot.
@@ -84,7 +117,6 @@ pub(crate) struct Job {
     pub args: [u32; 10],
     pub pc: u32,
     pub owner: u8,
-    pub overtaken: u32,
 }
 
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
@@ -94,22 +126,44 @@ pub(crate) enum Refusal {
     Error(Reason),
 }
 
-/// The job queue: a slab and the insertion order.
+/// The job queue: a slab of jobs and the insertion order.
+///
+/// The order array holds one packed word per waiting job, so the queue's
+/// turn reads the window from 64 contiguous bytes: the slab index (bits
+/// 0..6), the exclusive flag (bit 7) and the core count (bits 8..32).
 pub(crate) struct Queue {
     jobs: [Job; QUEUE_CAP],
-    order: [u8; QUEUE_CAP],
+    /// How often each slab entry's job has been overtaken (S20).
+    overtaken: [u32; QUEUE_CAP],
+    order: [u32; QUEUE_CAP],
     len: usize,
     /// Free slab entries as bits.
     free: u64,
+    /// Waiting jobs overtaken STARVATION times or more.
+    starving: u32,
+}
+
+const ENTRY_EXCLUSIVE: u32 = 1 << 7;
+
+#[inline]
+fn entry_slab(entry: u32) -> usize {
+    (entry & 0x3F) as usize
+}
+
+#[inline]
+fn entry_count(entry: u32) -> u32 {
+    entry >> 8
 }
 
 impl Queue {
     fn new() -> Queue {
         Queue {
             jobs: [Job::default(); QUEUE_CAP],
+            overtaken: [0; QUEUE_CAP],
             order: [0; QUEUE_CAP],
             len: 0,
             free: u64::MAX,
+            starving: 0,
         }
     }
 
@@ -118,23 +172,43 @@ impl Queue {
     }
 
     fn push(&mut self, job: Job) {
-        debug_assert!(self.len < QUEUE_CAP);
+        debug_assert!(self.len < QUEUE_CAP && job.count < 1 << 24);
         let at = self.free.trailing_zeros() as usize;
         self.free &= !(1 << at);
+        let exclusive = if job.flags & flags::EXCLUSIVE != 0 {
+            ENTRY_EXCLUSIVE
+        } else {
+            0
+        };
         self.jobs[at] = job;
-        self.order[self.len] = at as u8;
+        self.overtaken[at] = 0;
+        self.order[self.len] = at as u32 | exclusive | job.count << 8;
         self.len += 1;
     }
 
     fn job(&self, pos: usize) -> &Job {
-        &self.jobs[usize::from(self.order[pos])]
+        &self.jobs[entry_slab(self.order[pos])]
     }
 
     fn remove(&mut self, pos: usize) {
-        let at = usize::from(self.order[pos]);
+        let at = entry_slab(self.order[pos]);
         self.free |= 1 << at;
+        if self.overtaken[at] >= STARVATION {
+            self.starving -= 1;
+        }
         self.order.copy_within(pos + 1..self.len, pos);
         self.len -= 1;
+    }
+
+    /// One more overtake for each of the first `n` waiting jobs.
+    fn overtake(&mut self, n: usize) {
+        for &entry in &self.order[..n] {
+            let o = &mut self.overtaken[entry_slab(entry)];
+            *o = o.saturating_add(1);
+            if *o == STARVATION {
+                self.starving += 1;
+            }
+        }
     }
 
     /// Drops every job of `owner`; returns how many.
@@ -142,12 +216,16 @@ impl Queue {
         let mut kept = 0;
         let mut dropped = 0;
         for pos in 0..self.len {
-            let at = self.order[pos];
-            if self.jobs[usize::from(at)].owner == owner {
+            let entry = self.order[pos];
+            let at = entry_slab(entry);
+            if self.jobs[at].owner == owner {
                 self.free |= 1 << at;
+                if self.overtaken[at] >= STARVATION {
+                    self.starving -= 1;
+                }
                 dropped += 1;
             } else {
-                self.order[kept] = at;
+                self.order[kept] = entry;
                 kept += 1;
             }
         }
@@ -170,8 +248,8 @@ pub(crate) struct Kernel {
     pub job_ids: u64,
     pub core_count: u32,
     pub ticks_per_pass: u32,
-    pub delay: Delay,
-    pub result: ResultModel,
+    /// The run's parameters (the completion models are evaluated through them).
+    pub params: Params,
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
     pub stopped: bool,
@@ -197,8 +275,7 @@ impl Kernel {
             job_ids: 0,
             core_count: params.core_count,
             ticks_per_pass: params.ticks_per_pass,
-            delay: params.delay.clone(),
-            result: params.result.clone(),
+            params: params.clone(),
             queue_moved: false,
             stopped: false,
             commands: Vec::new(),
@@ -234,30 +311,6 @@ impl Kernel {
         false
     }
 
-    /// The lowest `first` in `0 ..= core_count - count` whose range overlaps
-    /// no busy slot's group (streams.md "The kernel pass", S20).
-    fn allocate(&self, count: u32) -> Option<u32> {
-        let mut groups = [(0u32, 0u32); SLOTS];
-        let mut n = 0;
-        let mut busy = self.busy;
-        while busy != 0 {
-            let s = &self.slots[busy.trailing_zeros() as usize];
-            groups[n] = (s.first, s.count);
-            n += 1;
-            busy &= busy - 1;
-        }
-        let groups = &mut groups[..n];
-        groups.sort_unstable();
-        let mut candidate = 0u32;
-        for &(f, c) in groups.iter() {
-            if candidate + count <= f {
-                break;
-            }
-            candidate = candidate.max(f + c);
-        }
-        (u64::from(candidate) + u64::from(count) <= u64::from(self.core_count)).then_some(candidate)
-    }
-
     /// Takes the lowest free slot for a command and records it (S19).
     #[allow(clippy::too_many_arguments)]
     fn take_slot<O: Observer>(
@@ -286,14 +339,16 @@ impl Kernel {
             queued,
         };
         self.seq += 1;
-        // S23: both models are evaluated on the record at submit.
-        let ack = match delay_of(&self.delay, &record) {
-            Some(d) => self.pass + 1 + u64::from(d),
-            None => u64::MAX,
-        };
+        // S23: both models are evaluated on the record at submit; S12, P2:
+        // acknowledged in the sweep of pass p + 1 + d, exactly (never past u64).
+        let ack = self
+            .params
+            .delay_of(&record)
+            .and_then(|d| self.pass.checked_add(1)?.checked_add(d))
+            .unwrap_or(u64::MAX);
         let has_result = t_flags & flags::RESULT != 0;
         let result = if has_result {
-            result_of(&self.result, &record)
+            self.params.result_of(&record)
         } else {
             0
         };
@@ -384,7 +439,6 @@ impl Kernel {
             args: patched(t, regs),
             pc,
             owner: s.index,
-            overtaken: 0,
         };
         self.job_ids += 1;
         self.queue.push(job);
@@ -395,9 +449,14 @@ impl Kernel {
     /// The queue's turn (S20). Sets `queue_moved` when a job was placed.
     pub fn queue_turn<O: Observer>(&mut self, streams: &mut [StreamMeta], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
-        if window == 0 {
+        if window == 0 || self.busy == u16::MAX {
             return;
         }
+        let mut groups = Groups::of(self);
+        // The busy groups only grow during the turn, so once a job of `unfit`
+        // cores found no room, no job of as many cores or more can: those are
+        // not submitted without asking the allocator again (exact, S20).
+        let mut unfit = u32::MAX;
         let mut removed = 0;
         for w in 0..window {
             if self.busy == u16::MAX {
@@ -405,36 +464,44 @@ impl Kernel {
             }
             // Jobs looked at earlier either left (all before this one) or stayed.
             let pos = w - removed;
-            let job = *self.queue.job(pos);
-            let placed = if job.flags & flags::EXCLUSIVE != 0 && pos != 0 {
+            let entry = self.queue.order[pos];
+            let count = entry_count(entry);
+            // An exclusive job only at the head; a job no smaller than one
+            // that found no room finds none either.
+            let placed = if (entry & ENTRY_EXCLUSIVE != 0 && pos != 0) || count >= unfit {
                 None
             } else {
-                self.allocate(job.count)
+                let first = groups.lowest_fit(count, self.core_count);
+                if first.is_none() {
+                    unfit = count;
+                }
+                first
             };
             match placed {
                 Some(first) => {
+                    let job = self.queue.jobs[entry_slab(entry)];
                     let s = &mut streams[usize::from(job.owner)];
                     self.take_slot(
                         s,
                         job.handler,
                         job.flags,
                         first,
-                        job.count,
+                        count,
                         job.args,
                         job.pc,
                         true,
                         obs,
                     );
+                    groups.insert(first, count);
                     self.queue.remove(pos);
+                    self.queue.overtake(pos);
                     removed += 1;
-                    for ahead in 0..pos {
-                        let at = usize::from(self.queue.order[ahead]);
-                        self.queue.jobs[at].overtaken += 1;
-                    }
                     self.queue_moved = true;
                 }
                 None => {
-                    if job.overtaken >= STARVATION {
+                    if self.queue.starving != 0
+                        && self.queue.overtaken[entry_slab(entry)] >= STARVATION
+                    {
                         break;
                     }
                 }
@@ -495,6 +562,54 @@ impl Kernel {
     }
 }
 
+/// The busy slots' groups sorted by first core, for the allocator.
+struct Groups {
+    /// `(first, end)`, ascending by first.
+    list: [(u32, u32); SLOTS],
+    len: usize,
+}
+
+impl Groups {
+    fn of(k: &Kernel) -> Groups {
+        let mut g = Groups {
+            list: [(0, 0); SLOTS],
+            len: 0,
+        };
+        let mut busy = k.busy;
+        while busy != 0 {
+            let s = &k.slots[busy.trailing_zeros() as usize];
+            g.insert(s.first, s.count);
+            busy &= busy - 1;
+        }
+        g
+    }
+
+    /// Adds the group `[first, first + count)`, keeping the order.
+    fn insert(&mut self, first: u32, count: u32) {
+        let mut at = self.len;
+        while at > 0 && self.list[at - 1].0 > first {
+            self.list[at] = self.list[at - 1];
+            at -= 1;
+        }
+        self.list[at] = (first, first + count);
+        self.len += 1;
+    }
+
+    /// The lowest `first` in `0 ..= core_count - count` whose range overlaps
+    /// no busy group (streams.md "The kernel pass", S20): walking the groups by
+    /// first core, the candidate is 0 or the furthest end seen so far.
+    fn lowest_fit(&self, count: u32, core_count: u32) -> Option<u32> {
+        let mut candidate = 0u32;
+        for &(first, end) in &self.list[..self.len] {
+            if candidate + count <= first {
+                break;
+            }
+            candidate = candidate.max(end);
+        }
+        (u64::from(candidate) + u64::from(count) <= u64::from(core_count)).then_some(candidate)
+    }
+}
+
 /// The template's arguments with its patches applied in order (a later
 /// patch of the same argument wins).
 #[inline]
@@ -506,32 +621,6 @@ fn patched(t: &Tmpl, regs: &[u32; 16]) -> [u32; 10] {
         args[usize::from(arg) % 10] = regs[usize::from(reg & 15)];
     }
     args
-}
-
-/// The delay model on a submitted command (S23).
-pub(crate) fn delay_of(delay: &Delay, c: &SubmittedCommand) -> Option<u32> {
-    match delay {
-        Delay::Fixed(d) => Some(*d),
-        Delay::Never => None,
-        Delay::Cycle { base, modulo } => {
-            Some(base.wrapping_add((c.sequence % u64::from((*modulo).max(1))) as u32))
-        }
-        Delay::Table(t) if !t.is_empty() => t[(c.sequence % t.len() as u64) as usize],
-        Delay::Table(_) => Some(0),
-        Delay::Custom(f) => f(c),
-    }
-}
-
-/// The result model on a submitted command (S23).
-pub(crate) fn result_of(result: &ResultModel, c: &SubmittedCommand) -> u32 {
-    match result {
-        ResultModel::Zero => 0,
-        ResultModel::Sequence => c.sequence as u32,
-        ResultModel::Arg(k) => c.args[usize::from(*k) % 10],
-        ResultModel::Table(t) if !t.is_empty() => t[(c.sequence % t.len() as u64) as usize],
-        ResultModel::Table(_) => 0,
-        ResultModel::Custom(f) => f(c),
-    }
 }
 
 #[allow(dead_code)]
