@@ -64,6 +64,18 @@ pub struct Header {
     pub seed: u32,
 }
 
+impl Header {
+    /// The header fields of `data` if it holds at least 64 bytes (no other check).
+    pub fn from_bytes(data: &[u8]) -> Option<Header> {
+        (data.len() >= HEADER_LEN).then(|| Header {
+            max_steps: read_u32(data, 16),
+            deadline_us: read_u32(data, 20),
+            req: read_u32(data, 24),
+            seed: read_u32(data, 28),
+        })
+    }
+}
+
 /// One 16-byte micro-op. Fields an opcode does not read are kept as they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MicroOp {
@@ -161,8 +173,48 @@ impl Command {
     }
 }
 
+impl MicroOp {
+    /// A micro-op with this opcode and operands.
+    pub const fn new(op: crate::ops::Opcode, a: u8, b: u8, c: u8, imm: u32) -> MicroOp {
+        MicroOp {
+            op: op as u8,
+            a,
+            b,
+            c,
+            imm,
+        }
+    }
+
+    /// The opcode, or `None` for an invalid one.
+    pub const fn opcode(&self) -> Option<crate::ops::Opcode> {
+        crate::ops::Opcode::from_u8(self.op)
+    }
+
+    /// Reads the named fields of a 16-byte micro-op (imm2 and padding are dropped).
+    pub fn read(bytes: &[u8]) -> MicroOp {
+        MicroOp {
+            op: bytes[0],
+            a: bytes[1],
+            b: bytes[2],
+            c: bytes[3],
+            imm: read_u32(bytes, 4),
+        }
+    }
+
+    /// Writes the 16 bytes, imm2 and padding zero.
+    pub fn write(&self, out: &mut [u8]) {
+        out[..OP_LEN].fill(0);
+        out[0] = self.op;
+        out[1] = self.a;
+        out[2] = self.b;
+        out[3] = self.c;
+        out[4..8].copy_from_slice(&self.imm.to_le_bytes());
+    }
+}
+
 impl Template {
-    fn write(&self, out: &mut [u8]) {
+    /// Writes the 80 bytes of this template, every ignored byte zero.
+    pub fn write(&self, out: &mut [u8]) {
         out[..COMMAND_LEN].copy_from_slice(&self.command.to_bytes(0, 0, 0));
         out[64..68].copy_from_slice(&self.patch_arg);
         out[68..72].copy_from_slice(&self.patch_reg);
@@ -171,7 +223,8 @@ impl Template {
         out[74] = self.patch_count;
     }
 
-    fn read(bytes: &[u8]) -> Template {
+    /// Reads the named fields of an 80-byte template.
+    pub fn read(bytes: &[u8]) -> Template {
         Template {
             command: Command::from_bytes(&bytes[..COMMAND_LEN]),
             patch_arg: [bytes[64], bytes[65], bytes[66], bytes[67]],
@@ -211,11 +264,7 @@ impl Upload {
         }
         for (i, op) in self.ops.iter().enumerate() {
             let at = HEADER_LEN + i * OP_LEN;
-            out[at] = op.op;
-            out[at + 1] = op.a;
-            out[at + 2] = op.b;
-            out[at + 3] = op.c;
-            out[at + 4..at + 8].copy_from_slice(&op.imm.to_le_bytes());
+            op.write(&mut out[at..at + OP_LEN]);
         }
         let base = templates_offset(self.ops.len());
         for (j, t) in self.templates.iter().enumerate() {
@@ -238,23 +287,9 @@ impl Upload {
     pub fn read_checked(data: &[u8]) -> Upload {
         let op_count = read_u32(data, 8) as usize;
         let command_count = read_u32(data, 12) as usize;
-        let header = Header {
-            max_steps: read_u32(data, 16),
-            deadline_us: read_u32(data, 20),
-            req: read_u32(data, 24),
-            seed: read_u32(data, 28),
-        };
+        let header = Header::from_bytes(data).expect("the check accepted the header");
         let ops = (0..op_count)
-            .map(|i| {
-                let at = HEADER_LEN + i * OP_LEN;
-                MicroOp {
-                    op: data[at],
-                    a: data[at + 1],
-                    b: data[at + 2],
-                    c: data[at + 3],
-                    imm: read_u32(data, at + 4),
-                }
-            })
+            .map(|i| MicroOp::read(&data[HEADER_LEN + i * OP_LEN..]))
             .collect();
         let base = templates_offset(op_count);
         let templates = (0..command_count)

@@ -1,12 +1,65 @@
-//! `kmst check`.
+//! `kmst check`: the kernel's check on one upload (exit 0 valid, 1 rejected, 2 usage or I/O).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::common::CliError;
+use kmst::asm::format_op;
+use kmst::check::{Reason, check, run_req};
+use kmst::format::{HEADER_LEN, MicroOp, OP_LEN};
+
+use crate::common::{CliError, load_upload};
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The upload: a binary, or a `.kms` text assembled on the fly.
+    input: PathBuf,
+    /// The size of the region the kernel publishes (streams.md; 1 MiB by default).
+    #[arg(long, default_value_t = 1 << 20)]
+    region_size: u64,
+    /// Print one JSON object instead of a sentence: `{"check": null}` or
+    /// `{"check": {"reason": R, "pc": P}, "req": Q}` (Q by S3 for offset 0 in the region).
+    #[arg(long)]
+    json: bool,
+}
 
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::Usage("`kmst check` is not built yet".into()))
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let data = load_upload(&args.input)?;
+    let verdict = check(&data, args.region_size);
+    if args.json {
+        // Written by hand to keep the documented key order (reason before pc).
+        match verdict {
+            Ok(()) => println!(r#"{{"check": null}}"#),
+            Err(e) => println!(
+                r#"{{"check": {{"reason": {}, "pc": {}}}, "req": {}}}"#,
+                e.reason.number(),
+                e.pc,
+                run_req(&data, 0, args.region_size)
+            ),
+        }
+    } else {
+        match verdict {
+            Ok(()) => println!("{}: accepted", args.input.display()),
+            Err(e) => {
+                let mut line = format!(
+                    "{}: rejected: reason {} ({}) at pc {}, req {}",
+                    args.input.display(),
+                    e.reason.number(),
+                    e.reason.describe(),
+                    e.pc,
+                    run_req(&data, 0, args.region_size)
+                );
+                // Name the micro-op at the pc for the micro-op reasons.
+                let at = HEADER_LEN + e.pc as usize * OP_LEN;
+                if e.reason != Reason::BadHeader && at + OP_LEN <= data.len() {
+                    line.push_str(&format!(": {}", format_op(&MicroOp::read(&data[at..]))));
+                }
+                println!("{line}");
+            }
+        }
+    }
+    Ok(if verdict.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

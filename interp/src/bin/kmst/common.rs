@@ -39,3 +39,20 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         err,
     })
 }
+
+/// An upload from a file: a `.kms` file is assembled, anything else is read as bytes.
+pub fn load_upload(path: &Path) -> Result<Vec<u8>, CliError> {
+    let bytes = read_file(path)?;
+    if path.extension().is_some_and(|e| e == "kms") {
+        let text = String::from_utf8(bytes).map_err(|_| CliError::Input {
+            path: path.to_owned(),
+            message: "not UTF-8 text".into(),
+        })?;
+        kmst::asm::assemble(&text).map_err(|e| CliError::Input {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    } else {
+        Ok(bytes)
+    }
+}

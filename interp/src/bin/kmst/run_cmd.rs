@@ -4,7 +4,7 @@
 //! whole saved answer), then the flags override them; they are validated (S25)
 //! before anything runs.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kmst_reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
@@ -59,7 +59,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let params = build_params(&args)?;
     let runner = dispatch(&args.dispatch)?;
-    let upload = load_upload(&args.file)?;
+    let upload = crate::common::load_upload(&args.file)?;
     let answer = runner(&upload, &params);
     if args.json {
         let value = answer
@@ -97,10 +97,6 @@ pub fn dispatch(name: &str) -> Result<Runner, CliError> {
     }
 }
 
-/// Reads the stream to run. For now every file is a binary upload.
-pub fn load_upload(path: &Path) -> Result<Vec<u8>, CliError> {
-    read_file(path)
-}
 
 /// `--params`, then the flags; validated (S25).
 fn build_params(args: &Args) -> Result<Params, CliError> {

@@ -1,0 +1,119 @@
+//! `kmst check`, `kmst asm` and `kmst disasm` as a user runs them: exit codes 0/1/2 and output.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn kmst(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kmst-check-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+const GOOD: &str = ".stream max_steps=10 seed=1 req=5\nhalt r0\n";
+// The zero opcode at pc 1 is reason 2; req 5 from the header (S3).
+const BAD: &str = ".stream max_steps=10 seed=1 req=5\nhalt r0\n.op 0, 0, 0, 0, 0\n";
+
+#[test]
+fn check_accepts_and_rejects_with_json() {
+    let good = temp("good.kms", GOOD.as_bytes());
+    let (code, out, _) = kmst(&["check", good.to_str().unwrap(), "--json"]);
+    assert_eq!((code, out.as_str()), (0, "{\"check\": null}\n"));
+    let bad = temp("bad.kms", BAD.as_bytes());
+    let (code, out, _) = kmst(&["check", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"check": {"reason": 2, "pc": 1}, "req": 5})
+    );
+    let (code, out, _) = kmst(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("reason 2 (unknown opcode) at pc 1"), "{out}");
+}
+
+#[test]
+fn check_region_size() {
+    // The upload is 128 bytes: a region of 127 rejects it with reason 1; the
+    // header (64 bytes at offset 0) is inside, so req is 5.
+    let good = temp("region.kms", GOOD.as_bytes());
+    let (code, out, _) = kmst(&[
+        "check",
+        good.to_str().unwrap(),
+        "--region-size",
+        "127",
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"check": {"reason": 1, "pc": 0}, "req": 5})
+    );
+    let (code, _, _) = kmst(&["check", good.to_str().unwrap(), "--region-size", "128"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn asm_then_disasm_then_check_binary() {
+    let src = temp("prog.kms", GOOD.as_bytes());
+    let bin = src.with_extension("bin");
+    let (code, _, _) = kmst(&["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read(&bin).unwrap().len(), 128);
+    let (code, out, _) = kmst(&["disasm", bin.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        ".stream max_steps=10 deadline_us=0 req=5 seed=1\n        halt r0\n"
+    );
+    let (code, _, _) = kmst(&["check", bin.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    // A rejected upload assembles (exit 0, a note) unless --strict (exit 1).
+    let bad = temp("bad2.kms", BAD.as_bytes());
+    let out_bin = bad.with_extension("bin");
+    let (code, _, err) = kmst(&[
+        "asm",
+        bad.to_str().unwrap(),
+        "-o",
+        out_bin.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(err.contains("reason 2"), "{err}");
+    let (code, _, _) = kmst(&[
+        "asm",
+        bad.to_str().unwrap(),
+        "-o",
+        out_bin.to_str().unwrap(),
+        "--strict",
+    ]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn errors_exit_2_with_one_line() {
+    let syn = temp("syn.kms", b".stream max_steps=1 seed=1\nadd r1, r2, r16\n");
+    let (code, out, err) = kmst(&["check", syn.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.ends_with("line 2, column 13: unknown register r16\n"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+    let (code, _, err) = kmst(&["check", "/nonexistent/upload.bin"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1);
+}
