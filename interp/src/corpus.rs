@@ -784,6 +784,20 @@ pub fn check_saved(saved: &Saved, impls: &[Implementation]) -> Result<Vec<Mismat
     ) {
         push("checker", d);
     }
+    if !saved.stream.directives.check_run.is_empty() {
+        let mine = check_run_json(
+            &saved.upload,
+            &saved.stream.directives.check_run,
+            crate::check::check_run,
+        );
+        if let Some(d) = diff_at(
+            "check_run",
+            saved.answer.get("check_run").unwrap_or(&Value::Null),
+            &mine,
+        ) {
+            push("checker", d);
+        }
+    }
     let want = answer_part(&saved.answer);
     for imp in impls {
         let mut got = imp.answer(&saved.upload, &params, &saved.stream.directives.check_run);
