@@ -8,6 +8,7 @@
 //! names every stream that no longer matches and its first differing field.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use kmst_reference::{Params, SimResult, StreamError, check_run, simulate};
 use serde_json::{Value, json};
@@ -69,6 +70,17 @@ fn as_u64(v: &Value, what: &str) -> u64 {
 fn replay(name: &str, upload: &[u8], saved: &Value) -> Result<(), String> {
     let params = Params::from_json_value(&saved["params"]).map_err(|e| format!("params: {e}"))?;
     let result = simulate(upload, &params);
+    // An error's text names its reason number and pc.
+    for e in [result.check, result.error].into_iter().flatten() {
+        let text = e.to_string();
+        let want = [
+            format!("reason {}", e.reason.number()),
+            format!("pc {}", e.pc),
+        ];
+        if !want.iter().all(|w| text.contains(w.as_str())) {
+            return Err(format!("the error's text `{text}` does not name {want:?}"));
+        }
+    }
     let got = result
         .to_json_value()
         .map_err(|e| format!("to_json_value: {e}"))?;
@@ -153,7 +165,17 @@ fn every_saved_answer_replays() {
         dir.display()
     );
     let mut failures = Vec::new();
+    let mut saved_params = Vec::new();
+    // A slip can make runs very long (a command never completing runs to
+    // max_passes): once something differs and the replay has taken a while,
+    // stop and say how many were left, so that the failure is reported soon.
+    let started = Instant::now();
+    let mut skipped = 0;
     for name in &names {
+        if !failures.is_empty() && started.elapsed() > Duration::from_secs(5) {
+            skipped += 1;
+            continue;
+        }
         let upload = std::fs::read(dir.join(format!("{name}.bin")))
             .unwrap_or_else(|e| panic!("{name}.bin: {e}"));
         let text = std::fs::read_to_string(dir.join(format!("{name}.json")))
@@ -163,12 +185,101 @@ fn every_saved_answer_replays() {
         if let Err(d) = replay(name, &upload, &saved) {
             failures.push(format!("{name}: {d}"));
         }
+        saved_params.push(saved["params"].clone());
+    }
+    // Parameters that are saved differently must read as different parameters
+    // (and the same ones as the same, above).
+    let mut distinct: Vec<(String, Params)> = Vec::new();
+    for v in &saved_params {
+        if let Ok(p) = Params::from_json_value(v) {
+            distinct.push((v.to_string(), p));
+        }
+    }
+    for v in edges()["accepted"]
+        .as_array()
+        .expect("accepted is an array")
+    {
+        if let Ok(p) = Params::from_json_value(v) {
+            distinct.push((p.to_json_value().unwrap().to_string(), p));
+        }
+    }
+    distinct.sort_by(|a, b| a.0.cmp(&b.0));
+    distinct.dedup_by(|a, b| a.0 == b.0);
+    for (i, (ja, a)) in distinct.iter().enumerate() {
+        for (jb, b) in &distinct[i + 1..] {
+            if a == b {
+                failures.push(format!("params {ja} and {jb} read as equal"));
+            }
+        }
     }
     assert!(
         failures.is_empty(),
-        "{} of {} streams differ:\n{}",
+        "{} of {} streams differ ({skipped} not replayed):\n{}",
         failures.len(),
         names.len(),
         failures.join("\n")
     );
+}
+
+fn edges() -> Value {
+    let path = corpus_dir().join("../params.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `corpus/params.json`: parameters at the edges of their S25 ranges. Each
+/// accepted object reads and survives a round trip; each rejected one is an
+/// error naming its parameter.
+#[test]
+fn parameter_edges() {
+    let edges = edges();
+    let mut failures = Vec::new();
+    for v in edges["accepted"].as_array().expect("accepted is an array") {
+        match Params::from_json_value(v) {
+            Ok(p) => match p.to_json_value().map(|j| Params::from_json_value(&j)) {
+                Ok(Ok(q)) if q == p => {}
+                _ => failures.push(format!("{v}: does not survive a JSON round trip")),
+            },
+            Err(e) => failures.push(format!("{v}: rejected: {e}")),
+        }
+    }
+    for case in edges["rejected"].as_array().expect("rejected is an array") {
+        let param = case["param"].as_str().expect("param is a string");
+        let mentions = case
+            .get("mentions")
+            .and_then(Value::as_str)
+            .unwrap_or(param);
+        match Params::from_json_value(&case["params"]) {
+            Ok(_) => failures.push(format!("{}: accepted", case["params"])),
+            Err(e) => {
+                if e.param != param || !e.to_string().contains(mentions) {
+                    failures.push(format!(
+                        "{}: the error `{e}` (parameter `{}`) should name `{param}` and mention `{mentions}`",
+                        case["params"], e.param
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A saved answer with a field taken out is an error that names the field.
+#[test]
+fn a_broken_answer_names_its_field() {
+    let path = corpus_dir().join("slots_16_busy.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let saved: Value = serde_json::from_str(&text).unwrap();
+    assert!(SimResult::from_json_value(&saved).is_ok());
+    for field in FIELDS.iter().chain(["params"].iter()) {
+        let mut broken = saved.clone();
+        broken.as_object_mut().unwrap().remove(*field);
+        match SimResult::from_json_value(&broken) {
+            Ok(_) => panic!("an answer without `{field}` was read"),
+            Err(e) => assert!(
+                e.to_string().contains(field),
+                "`{e}` does not name `{field}`"
+            ),
+        }
+    }
 }
