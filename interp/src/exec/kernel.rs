@@ -129,13 +129,15 @@ pub(crate) enum Refusal {
 /// The job queue: a slab of jobs and the insertion order.
 ///
 /// The order array holds one packed word per waiting job, so the queue's
-/// turn reads the window from 64 contiguous bytes: the slab index (bits
-/// 0..6), the exclusive flag (bit 7) and the core count (bits 8..32).
+/// turn reads the window from contiguous memory: the slab index (bits 0..6),
+/// the exclusive flag (bit 7) and the core count (bits 8..40).
 pub(crate) struct Queue {
     jobs: [Job; QUEUE_CAP],
     /// How often each slab entry's job has been overtaken (S20).
     overtaken: [u32; QUEUE_CAP],
-    order: [u32; QUEUE_CAP],
+    /// A ring: waiting job k (in queue order) is at `(head + k) % 64`.
+    order: [u64; QUEUE_CAP],
+    head: usize,
     len: usize,
     /// Free slab entries as bits.
     free: u64,
@@ -143,16 +145,16 @@ pub(crate) struct Queue {
     starving: u32,
 }
 
-const ENTRY_EXCLUSIVE: u32 = 1 << 7;
+const ENTRY_EXCLUSIVE: u64 = 1 << 7;
 
 #[inline]
-fn entry_slab(entry: u32) -> usize {
+fn entry_slab(entry: u64) -> usize {
     (entry & 0x3F) as usize
 }
 
 #[inline]
-fn entry_count(entry: u32) -> u32 {
-    entry >> 8
+fn entry_count(entry: u64) -> u32 {
+    (entry >> 8) as u32
 }
 
 impl Queue {
@@ -161,6 +163,7 @@ impl Queue {
             jobs: [Job::default(); QUEUE_CAP],
             overtaken: [0; QUEUE_CAP],
             order: [0; QUEUE_CAP],
+            head: 0,
             len: 0,
             free: u64::MAX,
             starving: 0,
@@ -172,7 +175,7 @@ impl Queue {
     }
 
     fn push(&mut self, job: Job) {
-        debug_assert!(self.len < QUEUE_CAP && job.count < 1 << 24);
+        debug_assert!(self.len < QUEUE_CAP);
         let at = self.free.trailing_zeros() as usize;
         self.free &= !(1 << at);
         let exclusive = if job.flags & flags::EXCLUSIVE != 0 {
@@ -182,27 +185,40 @@ impl Queue {
         };
         self.jobs[at] = job;
         self.overtaken[at] = 0;
-        self.order[self.len] = at as u32 | exclusive | job.count << 8;
+        self.order[(self.head + self.len) % QUEUE_CAP] =
+            at as u64 | exclusive | u64::from(job.count) << 8;
         self.len += 1;
     }
 
+    /// The packed entry of the waiting job at `pos` (in queue order).
+    #[inline]
+    fn entry(&self, pos: usize) -> u64 {
+        self.order[(self.head + pos) % QUEUE_CAP]
+    }
+
     fn job(&self, pos: usize) -> &Job {
-        &self.jobs[entry_slab(self.order[pos])]
+        &self.jobs[entry_slab(self.entry(pos))]
     }
 
     fn remove(&mut self, pos: usize) {
-        let at = entry_slab(self.order[pos]);
+        let at = entry_slab(self.entry(pos));
         self.free |= 1 << at;
         if self.overtaken[at] >= STARVATION {
             self.starving -= 1;
         }
-        self.order.copy_within(pos + 1..self.len, pos);
+        // The jobs ahead (at most 15: the queue's turn looks at 16) move
+        // one place back and the head follows.
+        for k in (0..pos).rev() {
+            self.order[(self.head + k + 1) % QUEUE_CAP] = self.order[(self.head + k) % QUEUE_CAP];
+        }
+        self.head = (self.head + 1) % QUEUE_CAP;
         self.len -= 1;
     }
 
     /// One more overtake for each of the first `n` waiting jobs.
     fn overtake(&mut self, n: usize) {
-        for &entry in &self.order[..n] {
+        for k in 0..n {
+            let entry = self.entry(k);
             let o = &mut self.overtaken[entry_slab(entry)];
             *o = o.saturating_add(1);
             if *o == STARVATION {
@@ -216,7 +232,7 @@ impl Queue {
         let mut kept = 0;
         let mut dropped = 0;
         for pos in 0..self.len {
-            let entry = self.order[pos];
+            let entry = self.entry(pos);
             let at = entry_slab(entry);
             if self.jobs[at].owner == owner {
                 self.free |= 1 << at;
@@ -225,7 +241,7 @@ impl Queue {
                 }
                 dropped += 1;
             } else {
-                self.order[kept] = entry;
+                self.order[(self.head + kept) % QUEUE_CAP] = entry;
                 kept += 1;
             }
         }
@@ -260,6 +276,7 @@ pub(crate) struct Kernel {
 /// Whether `[f, f + c)` and `[g, g + d)` share a core.
 #[inline]
 fn overlaps(f: u32, c: u32, g: u32, d: u32) -> bool {
+    let (f, c, g, d) = (u64::from(f), u64::from(c), u64::from(g), u64::from(d));
     f < g + d && g < f + c
 }
 
@@ -457,14 +474,21 @@ impl Kernel {
         // cores found no room, no job of as many cores or more can: those are
         // not submitted without asking the allocator again (exact, S20).
         let mut unfit = u32::MAX;
+        // smallest[w]: the fewest cores any job from window place w on asks
+        // for. When it is `unfit` or more and no job is starving, nothing more
+        // can be submitted or end the turn: the rest of the window is skipped.
+        let mut smallest = [u32::MAX; WINDOW + 1];
+        for w in (0..window).rev() {
+            smallest[w] = smallest[w + 1].min(entry_count(self.queue.entry(w)));
+        }
         let mut removed = 0;
-        for w in 0..window {
-            if self.busy == u16::MAX {
+        for (w, &least) in smallest[..window].iter().enumerate() {
+            if self.busy == u16::MAX || (least >= unfit && self.queue.starving == 0) {
                 break;
             }
             // Jobs looked at earlier either left (all before this one) or stayed.
             let pos = w - removed;
-            let entry = self.queue.order[pos];
+            let entry = self.queue.entry(pos);
             let count = entry_count(entry);
             // An exclusive job only at the head; a job no smaller than one
             // that found no room finds none either.
@@ -564,8 +588,8 @@ impl Kernel {
 
 /// The busy slots' groups sorted by first core, for the allocator.
 struct Groups {
-    /// `(first, end)`, ascending by first.
-    list: [(u32, u32); SLOTS],
+    /// `(first, end)`, ascending by first (u64: no sum wraps, whatever the grid).
+    list: [(u64, u64); SLOTS],
     len: usize,
 }
 
@@ -586,12 +610,13 @@ impl Groups {
 
     /// Adds the group `[first, first + count)`, keeping the order.
     fn insert(&mut self, first: u32, count: u32) {
+        let (first, end) = (u64::from(first), u64::from(first) + u64::from(count));
         let mut at = self.len;
         while at > 0 && self.list[at - 1].0 > first {
             self.list[at] = self.list[at - 1];
             at -= 1;
         }
-        self.list[at] = (first, first + count);
+        self.list[at] = (first, end);
         self.len += 1;
     }
 
@@ -599,14 +624,16 @@ impl Groups {
     /// no busy group (streams.md "The kernel pass", S20): walking the groups by
     /// first core, the candidate is 0 or the furthest end seen so far.
     fn lowest_fit(&self, count: u32, core_count: u32) -> Option<u32> {
-        let mut candidate = 0u32;
+        let count = u64::from(count);
+        let mut candidate = 0u64;
         for &(first, end) in &self.list[..self.len] {
             if candidate + count <= first {
                 break;
             }
             candidate = candidate.max(end);
         }
-        (u64::from(candidate) + u64::from(count) <= u64::from(core_count)).then_some(candidate)
+        // candidate + count <= core_count keeps the candidate within u32.
+        (candidate + count <= u64::from(core_count)).then_some(candidate as u32)
     }
 }
 

@@ -127,6 +127,10 @@ impl Machine {
                     ..blank_stream(0)
                 };
                 m.regs[0][15] = h.seed; // S11
+                // Some room for the answer up front, so that short runs do
+                // not grow the vectors in the pass loop.
+                m.kernel.commands.reserve(256);
+                m.kernel.events.reserve(16);
                 m.n_streams = 1;
                 m.program = Some(program);
             }
