@@ -22,6 +22,7 @@ fn run(w: &Workload, d: Dispatch) -> SimResult {
 
 #[library_benchmark]
 #[bench::alu(args = ("alu"), setup = workload)]
+#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
 #[bench::rand_mod(args = ("rand_mod"), setup = workload)]
 #[bench::branchy(args = ("branchy"), setup = workload)]
 #[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
@@ -35,6 +36,7 @@ fn tail(w: Workload) -> SimResult {
 
 #[library_benchmark]
 #[bench::alu(args = ("alu"), setup = workload)]
+#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
 #[bench::rand_mod(args = ("rand_mod"), setup = workload)]
 #[bench::branchy(args = ("branchy"), setup = workload)]
 #[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
@@ -48,6 +50,7 @@ fn switch(w: Workload) -> SimResult {
 
 #[library_benchmark]
 #[bench::alu(args = ("alu"), setup = workload)]
+#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
 #[bench::rand_mod(args = ("rand_mod"), setup = workload)]
 #[bench::branchy(args = ("branchy"), setup = workload)]
 #[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
@@ -61,6 +64,7 @@ fn threaded(w: Workload) -> SimResult {
 
 #[library_benchmark]
 #[bench::alu(args = ("alu"), setup = workload)]
+#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
 #[bench::rand_mod(args = ("rand_mod"), setup = workload)]
 #[bench::branchy(args = ("branchy"), setup = workload)]
 #[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]

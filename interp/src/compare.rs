@@ -33,8 +33,12 @@ use crate::reference::{Params, SimResult};
 // Workloads.
 
 /// The bundled workloads: name and `.kms` source, in the order they are reported.
-pub const BUNDLED: [(&str, &str); 8] = [
+pub const BUNDLED: [(&str, &str); 9] = [
     ("alu", include_str!("../../corpus/bench/alu.kms")),
+    (
+        "alu_chain",
+        include_str!("../../corpus/bench/alu_chain.kms"),
+    ),
     ("rand_mod", include_str!("../../corpus/bench/rand_mod.kms")),
     ("branchy", include_str!("../../corpus/bench/branchy.kms")),
     (
