@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kmst::Dispatch;
 use kmst_reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
 
 use crate::common::{CliError, read_file};
@@ -17,8 +18,10 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub params: ParamsArgs,
-    /// The implementation that runs the stream.
-    #[arg(long, default_value = "reference")]
+    /// The implementation that runs the stream: a fast dispatch variant compiled
+    /// into this build (tail, switch, threaded) or the reference model; every one
+    /// gives the same answer.
+    #[arg(long, default_value = "tail")]
     pub dispatch: String,
     /// Print the S24 JSON object instead of a summary.
     #[arg(long)]
@@ -65,9 +68,9 @@ pub struct ParamsArgs {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let params = build_params(&args.params)?;
-    let runner = dispatch(&args.dispatch)?;
+    let dispatch = dispatch(&args.dispatch)?;
     let upload = crate::common::load_upload(&args.file)?;
-    let answer = runner(&upload, &params);
+    let answer = kmst::exec::simulate(&upload, &params, dispatch);
     if args.json {
         let value = answer
             .to_json_value()
@@ -92,16 +95,10 @@ fn print_out(text: &str) -> Result<(), CliError> {
 }
 
 /// A simulator: upload and params in, the answer out.
-pub type Runner = fn(&[u8], &Params) -> SimResult;
-
 /// The implementation `--dispatch NAME` chooses.
-pub fn dispatch(name: &str) -> Result<Runner, CliError> {
-    match name {
-        "reference" => Ok(kmst_reference::simulate),
-        other => Err(CliError::Usage(format!(
-            "--dispatch: unknown implementation `{other}` (known: reference)"
-        ))),
-    }
+pub fn dispatch(name: &str) -> Result<Dispatch, CliError> {
+    name.parse::<Dispatch>()
+        .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))
 }
 
 /// `--params`, then the flags; validated (S25).
