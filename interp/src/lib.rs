@@ -5,14 +5,25 @@
 //! - [`check`]: the optimized checker.
 //! - [`builder`]: the stream builder (S7..S9).
 //! - [`asm`]: the `.kms` assembler and disassembler (`docs/asm.md`).
+//! - [`exec`]: the fast interpreter (tail-call, switch, threaded) and fast kernel;
+//!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
 //! - [`reference`]: the reference model (re-exported `kmst-reference`), the oracle.
+
+#![feature(explicit_tail_calls)]
+#![cfg_attr(kmst_preserve_none, feature(rust_preserve_none_cc))]
+#![allow(incomplete_features)]
 
 pub mod asm;
 pub mod builder;
 pub mod check;
+pub mod exec;
 pub mod format;
 pub mod ops;
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+
+pub use exec::{Dispatch, Observer, TurnEnd, simulate as simulate_with};
 pub use kmst_reference as reference;
 pub use kmst_reference::{
     Delay, Event, Params, Reason, ResultModel, SimResult, Status, StreamError, SubmittedCommand,

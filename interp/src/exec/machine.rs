@@ -1,0 +1,406 @@
+//! The pass loop of the fast kernel (streams.md "The kernel pass", S11..S22),
+//! the stream turn around the dispatch loops, and the idle skip.
+//!
+//! [`Machine::new`] does every allocation (decoding, the result vectors'
+//! reserve); [`Machine::run`] allocates nothing of its own, pass after pass,
+//! except when the result vectors outgrow what was reserved.
+//!
+//! **Idle passes cost nothing.** When in some pass no stream ran a micro-op
+//! (each active stream's turn stopped at once at a micro-op that waits) and
+//! the queue placed no job, the turns left the kernel state exactly as they
+//! found it. The waits (SUBMIT on slots or exclusivity, ENQUEUE on a full
+//! queue, WAIT and HALT on pending work) and the queue's placements depend
+//! only on that state (slots, groups, queue contents, pending counts), never
+//! on the pass number, and the turn order within a pass cannot matter when no
+//! turn changes anything. So every later pass repeats the same non-event
+//! until the sweep, the deadline phase or the host phase changes the state:
+//! the next acknowledgement or deadline of a busy slot (`next_change`), the
+//! cancel pass, or `max_passes`. The loop jumps straight to the first of
+//! them; pass indexes, TIME (computed from the pass) and the rotation
+//! (`p % (n + 1)`, computed from the pass) are those of the pass-by-pass model.
+//! See docs/dispatch.md.
+
+use super::Dispatch;
+use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta};
+use super::observer::{NoObserver, Observer, TurnEnd};
+use super::ops::{Ctx, Exit};
+use super::program::Program;
+use crate::reference::result::kind;
+use crate::reference::{Params, Reason, SimResult, Status, StreamError};
+
+/// A run of the fast kernel, set up and ready (or finished).
+pub struct Machine {
+    params: Params,
+    check: Option<StreamError>,
+    program: Option<Program>,
+    kernel: Kernel,
+    streams: [StreamMeta; MAX_STREAMS],
+    regs: [[u32; 16]; MAX_STREAMS],
+    n_streams: usize,
+    halt: Option<u32>,
+    error: Option<StreamError>,
+}
+
+/// [`Machine::run`] was asked for [`Dispatch::Reference`], which is not a fast variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotFast;
+
+impl std::fmt::Display for NotFast {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the reference model is not a fast dispatch variant")
+    }
+}
+
+impl std::error::Error for NotFast {}
+
+fn blank_stream(index: u8) -> StreamMeta {
+    StreamMeta {
+        pc: 0,
+        steps: 0,
+        max_steps: 0,
+        pending: 0,
+        in_flight: 0,
+        latest_result: 0,
+        req: 0,
+        deadline: 1,
+        life: Life::Ended,
+        index,
+        exclusive_mark: None,
+    }
+}
+
+impl Machine {
+    /// Checks and pre-decodes `upload` and sets up the kernel (S11: the RUN
+    /// is taken in pass 0). A rejected upload gives a machine whose result
+    /// is the check's error (P1).
+    pub fn new(upload: &[u8], params: &Params) -> Machine {
+        let mut m = Machine {
+            params: params.clone(),
+            check: None,
+            program: None,
+            kernel: Kernel::new(params),
+            streams: [0, 1, 2, 3].map(blank_stream),
+            regs: [[0; 16]; MAX_STREAMS],
+            n_streams: 0,
+            halt: None,
+            error: None,
+        };
+        let decoded = crate::check::check(upload, params.region_size).and_then(|()| {
+            Program::decode(upload, &|i| {
+                super::tail::Tail::<NoObserver>::TABLE[i as usize]
+            })
+        });
+        match decoded {
+            Err(e) => {
+                // P1: one error event at pass 0 with the req of S3.
+                let req = if upload.len() >= 64 {
+                    crate::format::read_u32(upload, 24)
+                } else {
+                    0
+                };
+                m.check = Some(e);
+                m.error = Some(e);
+                m.kernel.post(
+                    kind::STREAM_ERROR,
+                    req,
+                    u32::from(e.reason.number()) | e.pc << 8,
+                );
+            }
+            Ok(program) => {
+                let h = program.head;
+                // S13: the deadline of every command of this stream.
+                let deadline = params.deadline_passes.unwrap_or(if h.deadline_us != 0 {
+                    u64::from(h.deadline_us)
+                } else {
+                    params.default_deadline_passes
+                });
+                m.streams[0] = StreamMeta {
+                    max_steps: h.max_steps,
+                    req: h.req,
+                    deadline,
+                    life: Life::Active,
+                    ..blank_stream(0)
+                };
+                m.regs[0][15] = h.seed; // S11
+                m.n_streams = 1;
+                m.program = Some(program);
+            }
+        }
+        m
+    }
+
+    /// Reserves room in the result vectors (so a run of known size allocates nothing).
+    pub fn reserve(&mut self, commands: usize, events: usize) {
+        self.kernel.commands.reserve(commands);
+        self.kernel.events.reserve(events);
+    }
+
+    /// Runs the passes with the given fast variant, calling `obs`'s hooks.
+    pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) -> Result<(), NotFast> {
+        if dispatch == Dispatch::Reference {
+            return Err(NotFast);
+        }
+        #[cfg(feature = "threaded")]
+        if dispatch == Dispatch::Threaded
+            && let Some(p) = &mut self.program
+        {
+            for inst in &mut p.insts {
+                // SAFETY: `op` was written by Program::decode from an OpIndex.
+                let index = unsafe { super::ops::OpIndex::from_byte(inst.op) };
+                inst.handler = super::threaded::Threaded::<O>::of(index);
+            }
+        }
+        if self.program.is_some() {
+            self.passes(dispatch, obs);
+        }
+        Ok(())
+    }
+
+    /// The answer of the run (S24).
+    pub fn into_result(self) -> SimResult {
+        let status = match (self.check, self.streams[0].life) {
+            (Some(_), _) | (None, Life::Failed) => Status::Error,
+            (None, Life::Ended) => Status::Ended,
+            (None, Life::Active) => Status::Stuck,
+        };
+        let passes = self.kernel.events.last().map_or(0, |e| e.pass_index + 1);
+        SimResult {
+            params: self.params,
+            check: self.check,
+            commands: self.kernel.commands,
+            events: self.kernel.events,
+            status,
+            passes,
+            error: self.error,
+            halt: self.halt,
+            stopped: self.kernel.stopped,
+        }
+    }
+
+    /// Ends stream `i` with an error (S21).
+    fn fail(&mut self, i: usize, reason: Reason, pc: u32) -> StreamError {
+        let e = StreamError { reason, pc };
+        let s = &mut self.streams[i];
+        s.life = Life::Failed;
+        let req = s.req;
+        self.kernel.drop_jobs(&mut self.streams[i]);
+        self.kernel.post(
+            kind::STREAM_ERROR,
+            req,
+            u32::from(reason.number()) | pc << 8,
+        );
+        if i == 0 {
+            self.error = Some(e);
+        }
+        e
+    }
+
+    /// The tests before the next micro-op, when the folded counter says the
+    /// steps ran out (S17): the end of the program first, then the step limit.
+    fn step_limit(&mut self, i: usize) -> TurnEnd {
+        let op_count = self.program.as_ref().map_or(0, |p| p.head.op_count);
+        let pc = self.streams[i].pc;
+        let e = if pc == op_count {
+            self.fail(i, Reason::BadJump, op_count)
+        } else {
+            self.fail(i, Reason::StepLimit, pc)
+        };
+        TurnEnd::Error(e)
+    }
+
+    /// One turn of stream `i` (S17). Returns the micro-ops it ran and why it ended.
+    fn turn<O: Observer>(&mut self, i: usize, dispatch: Dispatch, obs: &mut O) -> (u32, TurnEnd) {
+        let budget = self.params.turn_budget.max(1);
+        let s = &self.streams[i];
+        // The one counter of the hot path: the budget and the steps left.
+        let fuel = budget.min(s.max_steps - s.steps);
+        if fuel == 0 {
+            return (0, self.step_limit(i));
+        }
+        let Some(program) = &self.program else {
+            return (0, TurnEnd::Budget);
+        };
+        let base = program.insts.as_ptr();
+        let mut ctx = Ctx::<O> {
+            kernel: &mut self.kernel,
+            stream: &mut self.streams[i],
+            obs,
+            base,
+            templates: program.templates.as_ptr(),
+            exit_ip: base,
+            exit_fuel: 0,
+            reason: Reason::BadJump,
+            halt: 0,
+        };
+        let regs = self.regs[i].as_mut_ptr();
+        // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
+        // handlers move it, always inside the program, End at op_count).
+        let ip = unsafe { base.add(self.streams[i].pc as usize) };
+        let erased = &mut ctx as *mut Ctx<O> as *mut ();
+        // SAFETY: `ip` in the decoded program, `regs` the stream's 16
+        // registers, `erased` the live `Ctx<O>` above whose pointers are
+        // disjoint, `fuel >= 1`; a threaded program had its handlers set for
+        // `O` by `run`.
+        let exit = unsafe {
+            match dispatch {
+                #[cfg(feature = "switch")]
+                Dispatch::Switch => super::switch::run::<O>(ip, regs, erased, fuel),
+                #[cfg(feature = "threaded")]
+                Dispatch::Threaded => super::threaded::run::<O>(ip, regs, erased, fuel),
+                _ => super::tail::run::<O>(ip, regs, erased, fuel),
+            }
+        };
+        let pc = ctx.pc(ctx.exit_ip);
+        let (left, reason, halt) = (ctx.exit_fuel, ctx.reason, ctx.halt);
+        let mut ran = fuel - left;
+        let s = &mut self.streams[i];
+        s.pc = pc;
+        let why = match exit {
+            Exit::Fuel => {
+                s.steps += ran;
+                if fuel == budget {
+                    TurnEnd::Budget
+                } else {
+                    self.step_limit(i)
+                }
+            }
+            Exit::WaitSlots
+            | Exit::WaitQueueFull
+            | Exit::WaitExclusive
+            | Exit::WaitPending
+            | Exit::HaltPending => {
+                s.steps += ran;
+                match exit {
+                    Exit::WaitSlots => TurnEnd::WaitSlots,
+                    Exit::WaitQueueFull => TurnEnd::WaitQueueFull,
+                    Exit::WaitExclusive => TurnEnd::WaitExclusive,
+                    Exit::WaitPending => TurnEnd::Wait,
+                    _ => TurnEnd::HaltPending,
+                }
+            }
+            Exit::Error => {
+                s.steps += ran;
+                TurnEnd::Error(self.fail(i, reason, pc))
+            }
+            Exit::Halt => {
+                // S17: a HALT that ends the stream counts one step.
+                ran += 1;
+                s.steps += ran;
+                s.life = Life::Ended;
+                let req = s.req;
+                self.kernel.post(kind::STREAM_END, req, halt);
+                if i == 0 {
+                    self.halt = Some(halt);
+                }
+                TurnEnd::Halt(halt)
+            }
+        };
+        (ran, why)
+    }
+
+    /// True when the run is over (S16 b, c, d).
+    fn finished(&self) -> bool {
+        self.kernel.stopped
+            || self.streams[..self.n_streams]
+                .iter()
+                .all(|s| s.life == Life::Ended || (s.life == Life::Failed && s.in_flight == 0))
+    }
+
+    /// The passes 0 .. max_passes (S16).
+    fn passes<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
+        let max_passes = self.params.max_passes;
+        let cancel = self.params.cancel_pass;
+        let n = self.n_streams;
+        let mut p = 0u64;
+        let mut rotation = 0usize;
+        while p < max_passes {
+            self.kernel.pass = p;
+            // 1, 2: the sweep and the deadlines, only when a slot can change.
+            if p >= self.kernel.next_change {
+                self.kernel.sweep(&mut self.streams, obs);
+                if let Some(slot) = self.kernel.lowest_late() {
+                    self.late(slot);
+                    obs.on_pass_end(
+                        p,
+                        self.kernel.busy.count_ones(),
+                        self.kernel.queue.len() as u32,
+                    );
+                    return;
+                }
+                self.kernel.refresh_next_change();
+            }
+            // 3: host commands. The RUN was taken in pass 0 (S11); a cancel (S15).
+            if cancel == Some(p) {
+                for i in 0..n {
+                    if self.streams[i].life == Life::Active {
+                        let pc = self.streams[i].pc;
+                        self.fail(i, Reason::Cancelled, pc);
+                    }
+                }
+            }
+            // 4: the turns, rotating (streams.md: start at p % (n + 1)).
+            self.kernel.queue_moved = false;
+            let mut moved = false;
+            // `rotation` is p % (n + 1), kept without a division per pass.
+            let mut who = rotation;
+            for _ in 0..=n {
+                if who < n {
+                    if self.streams[who].life != Life::Active {
+                        continue;
+                    }
+                    let (ran, why) = self.turn(who, dispatch, obs);
+                    moved |= ran != 0 || !why.is_wait();
+                    obs.on_turn_end(p, who, ran, why, self.streams[who].pc);
+                } else {
+                    self.kernel.queue_turn(&mut self.streams, obs);
+                }
+                who = if who == n { 0 } else { who + 1 };
+            }
+            moved |= self.kernel.queue_moved;
+            obs.on_pass_end(
+                p,
+                self.kernel.busy.count_ones(),
+                self.kernel.queue.len() as u32,
+            );
+            if self.finished() {
+                return;
+            }
+            if moved {
+                p += 1;
+                rotation = if rotation == n { 0 } else { rotation + 1 };
+                continue;
+            }
+            // Idle: jump to the next pass where the sweep, the deadlines or
+            // the host can change something (module doc).
+            let mut next = self.kernel.next_change.min(max_passes);
+            if let Some(c) = cancel
+                && c > p
+                && self.streams[..n].iter().any(|s| s.life == Life::Active)
+            {
+                next = next.min(c);
+            }
+            let next = next.max(p + 1);
+            if next > p + 1 {
+                obs.on_idle(p + 1, next);
+            }
+            p = next;
+            rotation = (p % (n as u64 + 1)) as usize;
+        }
+    }
+
+    /// The deadline phase found `slot` late (S14): the grid stops.
+    fn late(&mut self, slot: usize) {
+        let s = self.kernel.slots[slot];
+        let owner = usize::from(s.owner);
+        self.kernel.stopped = true;
+        match self.streams[owner].life {
+            Life::Active => {
+                self.fail(owner, Reason::Deadline, s.pc);
+            }
+            Life::Failed | Life::Ended => {
+                let req = self.streams[owner].req;
+                self.kernel.post(kind::TIMEOUT, req, slot as u32);
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The fast interpreter and the fast kernel.
+//!
+//! An upload the check accepted is pre-decoded ([`program`]) into 16-byte
+//! instructions whose register fields, jump targets and template indexes are
+//! in range by construction, so the hot path has no bounds checks. The
+//! micro-op bodies exist once ([`ops`], generated from
+//! [`for_each_op!`](crate::for_each_op)); three dispatch variants run them:
+//!
+//! - [`Dispatch::Tail`] (always built, the default): a static table of
+//!   handlers, each ending in a guaranteed tail call (`become`) through the
+//!   table ([`tail`]);
+//! - [`Dispatch::Switch`] (feature `switch`): `loop { match op { .. } }` ([`switch`]);
+//! - [`Dispatch::Threaded`] (feature `threaded`): each instruction carries
+//!   its handler pointer ([`threaded`]);
+//! - [`Dispatch::Reference`]: the reference model, for comparison.
+//!
+//! Around them the fast kernel ([`kernel`], [`machine`]) runs the passes with
+//! bit-mask slots, a fixed 64-job queue and an idle skip that jumps over
+//! passes where nothing can change. Every variant gives exactly the reference
+//! model's [`SimResult`]. See docs/dispatch.md.
+
+pub(crate) mod kernel;
+pub mod machine;
+pub mod observer;
+pub(crate) mod ops;
+pub(crate) mod program;
+#[cfg(feature = "switch")]
+pub(crate) mod switch;
+pub(crate) mod tail;
+#[cfg(feature = "threaded")]
+pub(crate) mod threaded;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use machine::{Machine, NotFast};
+pub use observer::{NoObserver, Observer, TurnEnd};
+
+use crate::reference::{Params, SimResult};
+
+/// Which interpreter runs the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Dispatch {
+    /// Tail-call table (the default).
+    #[default]
+    Tail,
+    /// `loop { match }` over the pre-decoded program.
+    #[cfg(feature = "switch")]
+    Switch,
+    /// Direct threading: each instruction stores its handler.
+    #[cfg(feature = "threaded")]
+    Threaded,
+    /// The reference model (`kmst::reference::simulate`).
+    Reference,
+}
+
+impl Dispatch {
+    /// Every variant compiled into this build, fast ones first.
+    pub fn available() -> &'static [Dispatch] {
+        &[
+            Dispatch::Tail,
+            #[cfg(feature = "switch")]
+            Dispatch::Switch,
+            #[cfg(feature = "threaded")]
+            Dispatch::Threaded,
+            Dispatch::Reference,
+        ]
+    }
+
+    /// The fast variants compiled into this build.
+    pub fn fast() -> &'static [Dispatch] {
+        let all = Dispatch::available();
+        &all[..all.len() - 1]
+    }
+
+    /// Its name: `tail`, `switch`, `threaded` or `reference`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dispatch::Tail => "tail",
+            #[cfg(feature = "switch")]
+            Dispatch::Switch => "switch",
+            #[cfg(feature = "threaded")]
+            Dispatch::Threaded => "threaded",
+            Dispatch::Reference => "reference",
+        }
+    }
+}
+
+impl fmt::Display for Dispatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A dispatch name that is unknown or not compiled into this build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownDispatch(pub String);
+
+impl fmt::Display for UnknownDispatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Dispatch::available().iter().map(|d| d.name()).collect();
+        write!(
+            f,
+            "unknown dispatch `{}` (this build has: {})",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownDispatch {}
+
+impl FromStr for Dispatch {
+    type Err = UnknownDispatch;
+
+    fn from_str(s: &str) -> Result<Dispatch, UnknownDispatch> {
+        Dispatch::available()
+            .iter()
+            .copied()
+            .find(|d| d.name() == s)
+            .ok_or_else(|| UnknownDispatch(s.to_owned()))
+    }
+}
+
+/// Runs the check and then the stream with `dispatch` (the same answer as
+/// [`crate::reference::simulate`] for every variant).
+pub fn simulate(upload: &[u8], params: &Params, dispatch: Dispatch) -> SimResult {
+    simulate_observed(upload, params, dispatch, &mut NoObserver)
+}
+
+/// [`simulate`] calling `obs`'s hooks (the reference model calls none).
+pub fn simulate_observed<O: Observer>(
+    upload: &[u8],
+    params: &Params,
+    dispatch: Dispatch,
+    obs: &mut O,
+) -> SimResult {
+    if dispatch == Dispatch::Reference {
+        return crate::reference::simulate(upload, params);
+    }
+    let mut m = Machine::new(upload, params);
+    // Not Reference, so `run` accepts it.
+    let _ = m.run(dispatch, obs);
+    m.into_result()
+}

@@ -1,0 +1,53 @@
+//! Jumps (JMP, JLT, JEQ, JNZ) and the `End` sentinel past the last micro-op.
+
+use super::{Ctx, Exit, Flow, OpBody, get};
+use crate::exec::observer::Observer;
+use crate::exec::program::Inst;
+use crate::reference::Reason;
+
+/// The jump target of a decoded jump.
+///
+/// # Safety
+/// `ip` is a decoded jump: its imm is the target minus its pc, and the target
+/// is below op_count (the check's reason 3, re-tested by Program::decode).
+#[inline(always)]
+unsafe fn target(ip: *const Inst) -> *const Inst {
+    // SAFETY: the caller's contract keeps the result inside the program.
+    unsafe { ip.offset((*ip).imm as i32 as isize) }
+}
+
+macro_rules! cond_jump {
+    ($($name:ident: |$regs:ident, $i:ident| $cond:expr;)*) => {$(
+        pub(crate) struct $name;
+        impl OpBody for $name {
+            #[inline(always)]
+            unsafe fn run<O: Observer>(ip: *const Inst, $regs: *mut u32, _: &mut Ctx<O>) -> Flow {
+                // SAFETY: OpBody's contract: register fields below 16, the
+                // target and the next instruction inside the program.
+                unsafe {
+                    let $i = &*ip;
+                    Ok(if $cond { target(ip) } else { ip.add(1) })
+                }
+            }
+        }
+    )*};
+}
+
+cond_jump! {
+    Jmp: |regs, i| { let _ = (regs, i); true };
+    Jlt: |regs, i| get(regs, i.a) < get(regs, i.b);
+    Jeq: |regs, i| get(regs, i.a) == get(regs, i.b);
+    Jnz: |regs, i| get(regs, i.a) != 0;
+}
+
+/// The sentinel at index op_count: the program counter ran past the last
+/// micro-op, reason 3 at op_count (S17). The fuel test runs first, so a turn
+/// whose budget ran out on the last micro-op ends with the budget (S17).
+pub(crate) struct End;
+impl OpBody for End {
+    #[inline(always)]
+    unsafe fn run<O: Observer>(_: *const Inst, _: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        ctx.reason = Reason::BadJump;
+        Err(Exit::Error)
+    }
+}

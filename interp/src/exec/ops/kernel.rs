@@ -1,0 +1,121 @@
+//! The micro-ops that talk to the kernel: HALT, SUBMIT, ENQUEUE, WAIT, RESULT,
+//! EVENT, TIME (S18). The work is in [`crate::exec::kernel`]; these bodies
+//! only read the operands and map the answer onto [`Flow`].
+
+use super::{Ctx, Exit, Flow, OpBody, get, set};
+use crate::exec::observer::Observer;
+use crate::exec::program::Inst;
+
+/// `HALT a`: wait while anything of the stream is pending, else end with status a.
+pub(crate) struct Halt;
+impl OpBody for Halt {
+    #[inline(always)]
+    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        // SAFETY: OpBody's contract; `ctx.stream` is the running stream.
+        unsafe {
+            if (*ctx.stream).pending != 0 {
+                return Err(Exit::HaltPending);
+            }
+            ctx.halt = get(regs, (*ip).a);
+            Err(Exit::Halt)
+        }
+    }
+}
+
+/// `WAIT imm`: go on when at most imm commands and jobs are pending.
+pub(crate) struct Wait;
+impl OpBody for Wait {
+    #[inline(always)]
+    unsafe fn run<O: Observer>(ip: *const Inst, _: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        // SAFETY: OpBody's contract.
+        unsafe {
+            if (*ctx.stream).pending > (*ip).imm {
+                return Err(Exit::WaitPending);
+            }
+            Ok(ip.add(1))
+        }
+    }
+}
+
+/// `SUBMIT imm`: submit template imm on its group.
+pub(crate) struct Submit;
+impl OpBody for Submit {
+    #[inline(always)]
+    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        let pc = ctx.pc(ip);
+        // SAFETY: OpBody's contract; the template index is below command_count
+        // (the check's reason 5, re-tested by Program::decode); `regs` points
+        // at the stream's 16 registers, disjoint from the kernel state.
+        unsafe {
+            let t = &*ctx.templates.add((*ip).imm as usize);
+            let regs = &*(regs as *const [u32; 16]);
+            match (*ctx.kernel).submit(&mut *ctx.stream, regs, t, pc, &mut *ctx.obs) {
+                Ok(()) => Ok(ip.add(1)),
+                Err(e) => Err(ctx.fail(e)),
+            }
+        }
+    }
+}
+
+/// `ENQUEUE imm, a`: queue template imm as a job of `a` cores.
+pub(crate) struct Enqueue;
+impl OpBody for Enqueue {
+    #[inline(always)]
+    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        let pc = ctx.pc(ip);
+        // SAFETY: as for SUBMIT.
+        unsafe {
+            let t = &*ctx.templates.add((*ip).imm as usize);
+            let count = get(regs, (*ip).a);
+            let regs = &*(regs as *const [u32; 16]);
+            match (*ctx.kernel).enqueue(&mut *ctx.stream, regs, t, count, pc) {
+                Ok(()) => Ok(ip.add(1)),
+                Err(e) => Err(ctx.fail(e)),
+            }
+        }
+    }
+}
+
+/// `RESULT a`: a = the stream's latest result.
+pub(crate) struct Result;
+impl OpBody for Result {
+    #[inline(always)]
+    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        // SAFETY: OpBody's contract.
+        unsafe {
+            set(regs, (*ip).a, (*ctx.stream).latest_result);
+            Ok(ip.add(1))
+        }
+    }
+}
+
+/// `EVENT a`: post a progress event with the low 24 bits of a.
+pub(crate) struct Event;
+impl OpBody for Event {
+    #[inline(always)]
+    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        // SAFETY: OpBody's contract.
+        unsafe {
+            let req = (*ctx.stream).req;
+            (*ctx.kernel).post(
+                crate::reference::result::kind::STREAM,
+                req,
+                get(regs, (*ip).a),
+            );
+            Ok(ip.add(1))
+        }
+    }
+}
+
+/// `TIME a`: a = low 32 bits of pass * ticks_per_pass.
+pub(crate) struct Time;
+impl OpBody for Time {
+    #[inline(always)]
+    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        // SAFETY: OpBody's contract.
+        unsafe {
+            set(regs, (*ip).a, (*ctx.kernel).time());
+            Ok(ip.add(1))
+        }
+    }
+}

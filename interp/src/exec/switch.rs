@@ -1,0 +1,46 @@
+//! The switch-loop variant (feature `switch`): `loop { match op { ... } }`
+//! over the same pre-decoded program and the same micro-op bodies.
+
+use super::observer::Observer;
+use super::ops::{self, Exit, OpBody, OpIndex, exit_at, observe};
+use super::program::Inst;
+
+macro_rules! switch_loop {
+    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        /// Runs from `ip` until an exit.
+        ///
+        /// # Safety
+        /// `ip` in a decoded program, `regs` the stream's registers, `ctx` a
+        /// live `Ctx<O>`, `fuel >= 1`.
+        #[inline(never)]
+        pub(crate) unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+            let mut ip = ip;
+            let mut fuel = fuel;
+            // SAFETY: the caller's contract; every `next` a body returns stays in
+            // the program (OpBody's contract) and its `op` was written by
+            // Program::decode from an OpIndex.
+            unsafe {
+                loop {
+                    observe::<O>(ctx, ip);
+                    let c = &mut *(ctx as *mut ops::Ctx<O>);
+                    let flow = match OpIndex::from_byte((*ip).op) {
+                        $(OpIndex::$name => <ops::$name as OpBody>::run::<O>(ip, regs, c),)*
+                        OpIndex::End => <ops::End as OpBody>::run::<O>(ip, regs, c),
+                    };
+                    match flow {
+                        Ok(next) => {
+                            fuel -= 1;
+                            if fuel == 0 {
+                                return exit_at::<O>(ctx, next, 0, Exit::Fuel);
+                            }
+                            ip = next;
+                        }
+                        Err(why) => return exit_at::<O>(ctx, ip, fuel, why),
+                    }
+                }
+            }
+        }
+    };
+}
+
+crate::for_each_op!(switch_loop);
