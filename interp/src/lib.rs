@@ -7,6 +7,7 @@
 //! - [`asm`]: the `.kms` assembler and disassembler (`docs/asm.md`).
 //! - [`exec`]: the fast interpreter (tail-call, switch, threaded) and fast kernel;
 //!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
+//! - [`corpus`]: the golden corpus of reference streams and their saved answers.
 //! - [`reference`]: the reference model (re-exported `kmst-reference`), the oracle.
 
 #![feature(explicit_tail_calls)]
@@ -16,6 +17,7 @@
 pub mod asm;
 pub mod builder;
 pub mod check;
+pub mod corpus;
 pub mod exec;
 pub mod format;
 pub mod ops;

@@ -1,0 +1,174 @@
+//! Replays every saved answer of the golden corpus through the reference model
+//! alone (no part of `kmst`): each `corpus/streams/NAME.bin` is simulated with
+//! the parameters of `NAME.json` and the answer (S24) must be the saved one;
+//! the `check_run` cases saved beside some streams are replayed too.
+//!
+//! This is the test mutation testing runs (`.cargo/mutants.toml`): every slip
+//! in the reference model should change some saved answer. One test, which
+//! names every stream that no longer matches and its first differing field.
+
+use std::path::PathBuf;
+
+use kmst_reference::{Params, SimResult, StreamError, check_run, simulate};
+use serde_json::{Value, json};
+
+/// The answer fields a replay must reproduce, in the saved order.
+const FIELDS: [&str; 8] = [
+    "check", "commands", "events", "status", "passes", "error", "halt", "stopped",
+];
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/streams")
+}
+
+/// The first path at which `got` differs from `want`.
+fn first_difference(path: &str, want: &Value, got: &Value) -> Option<String> {
+    match (want, got) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                let p = format!("{path}.{k}");
+                match b.get(k) {
+                    Some(w) => {
+                        if let Some(d) = first_difference(&p, v, w) {
+                            return Some(d);
+                        }
+                    }
+                    None => return Some(format!("{p}: expected {v}, got nothing")),
+                }
+            }
+            b.keys()
+                .find(|k| !a.contains_key(*k))
+                .map(|k| format!("{path}.{k}: expected nothing, got {}", b[k]))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                if let Some(d) = first_difference(&format!("{path}[{i}]"), x, y) {
+                    return Some(d);
+                }
+            }
+            (a.len() != b.len())
+                .then(|| format!("{path}.len: expected {}, got {}", a.len(), b.len()))
+        }
+        _ => (want != got).then(|| format!("{path}: expected {want}, got {got}")),
+    }
+}
+
+fn error_json(e: Option<StreamError>) -> Value {
+    e.map_or(
+        Value::Null,
+        |e| json!({"reason": e.reason.number(), "pc": e.pc}),
+    )
+}
+
+fn as_u64(v: &Value, what: &str) -> u64 {
+    v.as_u64()
+        .unwrap_or_else(|| panic!("{what} is not an unsigned integer"))
+}
+
+/// Replays one stream; `Err` names the first difference.
+fn replay(name: &str, upload: &[u8], saved: &Value) -> Result<(), String> {
+    let params = Params::from_json_value(&saved["params"]).map_err(|e| format!("params: {e}"))?;
+    let result = simulate(upload, &params);
+    let got = result
+        .to_json_value()
+        .map_err(|e| format!("to_json_value: {e}"))?;
+    for field in FIELDS {
+        let want = saved
+            .get(field)
+            .ok_or_else(|| format!("{field} is missing from {name}.json"))?;
+        let have = got.get(field).unwrap_or(&Value::Null);
+        if let Some(d) = first_difference(field, want, have) {
+            return Err(d);
+        }
+    }
+    // The saved answer read back is the run itself (S24 JSON both ways), and
+    // the params survive a round trip.
+    let back = SimResult::from_json_value(saved).map_err(|e| format!("from_json_value: {e}"))?;
+    if back != result {
+        return Err("the saved answer read back differs from the run".into());
+    }
+    let again = params
+        .to_json_value()
+        .and_then(|v| Params::from_json_value(&v))
+        .map_err(|e| format!("params round trip: {e}"))?;
+    if again != params {
+        return Err("params differ after a JSON round trip".into());
+    }
+    if let Some(Value::Array(cases)) = saved.get("check_run") {
+        for (i, case) in cases.iter().enumerate() {
+            let active: Vec<(u64, u64)> = case["active"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|r| {
+                            (
+                                as_u64(&r[0], "active offset"),
+                                as_u64(&r[1], "active length"),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let reqs: Vec<u32> = case["active_reqs"]
+                .as_array()
+                .map(|a| a.iter().map(|r| as_u64(r, "active req") as u32).collect())
+                .unwrap_or_default();
+            let (error, req) = check_run(
+                upload,
+                as_u64(&case["offset"], "offset"),
+                as_u64(&case["region_size"], "region_size"),
+                &active,
+                &reqs,
+            );
+            let p = format!("check_run[{i}]");
+            if let Some(d) =
+                first_difference(&format!("{p}.error"), &case["error"], &error_json(error))
+            {
+                return Err(d);
+            }
+            if let Some(d) = first_difference(&format!("{p}.req"), &case["req"], &json!(req)) {
+                return Err(d);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_saved_answer_replays() {
+    let dir = corpus_dir();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "json").then(|| p.file_stem()?.to_str().map(str::to_owned))?
+        })
+        .collect();
+    names.sort();
+    // The corpus is about a hundred streams; a handful would mean a lost directory.
+    assert!(
+        names.len() >= 90,
+        "only {} saved answers in {}",
+        names.len(),
+        dir.display()
+    );
+    let mut failures = Vec::new();
+    for name in &names {
+        let upload = std::fs::read(dir.join(format!("{name}.bin")))
+            .unwrap_or_else(|e| panic!("{name}.bin: {e}"));
+        let text = std::fs::read_to_string(dir.join(format!("{name}.json")))
+            .unwrap_or_else(|e| panic!("{name}.json: {e}"));
+        let saved: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}.json: {e}"));
+        if let Err(d) = replay(name, &upload, &saved) {
+            failures.push(format!("{name}: {d}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} streams differ:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
+}
