@@ -14,7 +14,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::Value;
 
 use crate::asm::format_op;
-use crate::format::{HEADER_LEN, MicroOp, OP_LEN, TEMPLATE_LEN, Template, read_u32, templates_offset};
+use crate::format::{
+    HEADER_LEN, MicroOp, OP_LEN, TEMPLATE_LEN, Template, read_u32, templates_offset,
+};
 use crate::ops::ImmKind;
 use crate::reference::{Params, SimResult, StreamError};
 
@@ -31,7 +33,11 @@ pub struct Divergence {
 
 impl fmt::Display for Divergence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "DIVERGENCE in fuzz target `{}`: {}", self.target, self.title)?;
+        writeln!(
+            f,
+            "DIVERGENCE in fuzz target `{}`: {}",
+            self.target, self.title
+        )?;
         f.write_str(&self.body)
     }
 }
@@ -98,7 +104,10 @@ pub fn disasm_around(upload: &[u8], pcs: &[u32]) -> String {
         let to = (pc + 4).min(held);
         if from >= to {
             if pc >= held {
-                let _ = writeln!(out, "  > {pc}: (past the last micro-op; op_count {op_count})");
+                let _ = writeln!(
+                    out,
+                    "  > {pc}: (past the last micro-op; op_count {op_count})"
+                );
             }
             continue;
         }
@@ -117,7 +126,10 @@ pub fn disasm_around(upload: &[u8], pcs: &[u32]) -> String {
             }
         }
         if pc >= held {
-            let _ = writeln!(out, "  > {pc}: (past the last micro-op; op_count {op_count})");
+            let _ = writeln!(
+                out,
+                "  > {pc}: (past the last micro-op; op_count {op_count})"
+            );
         }
         shown_to = to;
     }
@@ -136,7 +148,11 @@ fn template_text(upload: &[u8], index: usize) -> String {
 /// The pc an event names: the error's for `KM_EVENT_STREAM_ERROR` (S21).
 fn event_pc(event: &Value) -> Option<u32> {
     (event["kind"].as_u64() == Some(6))
-        .then(|| event["auxiliary"].as_u64().map(|aux| ((aux >> 8) & 0xFFFF) as u32))
+        .then(|| {
+            event["auxiliary"]
+                .as_u64()
+                .map(|aux| ((aux >> 8) & 0xFFFF) as u32)
+        })
         .flatten()
 }
 
@@ -169,7 +185,10 @@ pub fn first_difference(want: &SimResult, got: &SimResult) -> Option<(String, Ve
     };
     for list in ["commands", "events"] {
         let (wl, gl) = (w[list].as_array(), g[list].as_array());
-        let (wl, gl) = (wl.map_or(&[][..], Vec::as_slice), gl.map_or(&[][..], Vec::as_slice));
+        let (wl, gl) = (
+            wl.map_or(&[][..], Vec::as_slice),
+            gl.map_or(&[][..], Vec::as_slice),
+        );
         for i in 0..wl.len().max(gl.len()) {
             let (a, b) = (wl.get(i), gl.get(i));
             if a == b {
@@ -187,7 +206,11 @@ pub fn first_difference(want: &SimResult, got: &SimResult) -> Option<(String, Ve
                 }
             };
             let pcs = [pc(a), pc(b)].into_iter().flatten().collect();
-            let what = if list == "commands" { "command" } else { "event" };
+            let what = if list == "commands" {
+                "command"
+            } else {
+                "event"
+            };
             return Some((
                 format!(
                     "{what} {i} differs\n    expected {}\n         got {}",
@@ -226,10 +249,8 @@ pub fn compare_runs(
     reference: &Result<SimResult, String>,
     variants: &[(String, Result<SimResult, String>)],
 ) -> Option<Divergence> {
-    let differing: Vec<&(String, Result<SimResult, String>)> = variants
-        .iter()
-        .filter(|(_, r)| r != reference)
-        .collect();
+    let differing: Vec<&(String, Result<SimResult, String>)> =
+        variants.iter().filter(|(_, r)| r != reference).collect();
     if differing.is_empty() {
         return None;
     }
@@ -247,9 +268,7 @@ pub fn compare_runs(
     let _ = writeln!(
         body,
         "reference: {}",
-        reference
-            .as_ref()
-            .map_or_else(Clone::clone, run_summary)
+        reference.as_ref().map_or_else(Clone::clone, run_summary)
     );
     for (name, got) in &differing {
         let _ = writeln!(

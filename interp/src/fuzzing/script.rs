@@ -40,16 +40,19 @@ fn edgy(u: &mut Unstructured) -> Result<i64> {
     Ok(match u.int_in_range(0..=9)? {
         0..=3 => u.int_in_range(0..=20)?,
         4..=6 => *u.choose(&EDGES)?,
-        7 => u.int_in_range(-3i64..=3)?.saturating_add(*u.choose(&EDGES)?),
+        7 => u
+            .int_in_range(-3i64..=3)?
+            .saturating_add(*u.choose(&EDGES)?),
         _ => u.arbitrary()?,
     })
 }
 
-/// A u64 header field with edge values likely.
+/// A u64 header field: mostly valid, sometimes an edge or a raw value.
 fn edgy_u64(u: &mut Unstructured) -> Result<u64> {
-    Ok(match u.int_in_range(0..=5)? {
-        0..=2 => u.int_in_range(0..=1000)?,
-        3 => *u.choose(&[0, 1, u64::from(u32::MAX), u64::from(u32::MAX) + 1, u64::MAX])?,
+    Ok(match u.int_in_range(0..=15)? {
+        0..=11 => u.int_in_range(1..=1000)?,
+        12 | 13 => *u.choose(&[0, 1, u64::from(u32::MAX), u64::from(u32::MAX) + 1, u64::MAX])?,
+        14 => u64::from(u.arbitrary::<u32>()?),
         _ => u.arbitrary()?,
     })
 }

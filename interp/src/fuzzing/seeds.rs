@@ -171,7 +171,11 @@ fn builder_signature(bytes: &[u8]) -> Option<(usize, String)> {
     let sig = match script.run() {
         Err(e) => format!("new: {}", variant_name(&format!("{e:?}"))),
         Ok((_, Err(e))) => format!("upload: {}", variant_name(&format!("{e:?}"))),
-        Ok((_, Ok(up))) => format!("ok ops>{} templates>0:{}", up.ops.len().min(8), !up.templates.is_empty()),
+        Ok((_, Ok(up))) => format!(
+            "ok ops>{} templates>0:{}",
+            up.ops.len().min(8),
+            !up.templates.is_empty()
+        ),
     };
     Some((used, sig))
 }
@@ -230,4 +234,64 @@ pub fn write_seeds(out: &Path, seeds: &[Seed]) -> Result<usize, SeedError> {
             .map_err(|e| SeedError(format!("{}: {e}", path.display())))?;
     }
     Ok(seeds.len())
+}
+
+/// The libFuzzer dictionary `fuzz/kmst.dict`: the header's magic and
+/// version, every opcode (from [`crate::for_each_op!`], as the first four
+/// bytes of a micro-op reading r1, r2, r3), and the values the check and the
+/// kernel compare with (S1..S6, S25).
+pub fn dictionary() -> String {
+    use crate::format::{MAGIC, VERSION};
+    use std::fmt::Write as _;
+    let hex = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .map(|b| format!("\\x{b:02x}"))
+            .collect::<String>()
+    };
+    let mut d = String::from(
+        "# libFuzzer dictionary for the kmst fuzz targets (written by `kmst fuzz-seeds`).\n",
+    );
+    let mut head = MAGIC.to_le_bytes().to_vec();
+    head.extend_from_slice(&VERSION.to_le_bytes());
+    let _ = writeln!(d, "magic=\"{}\"", hex(&MAGIC.to_le_bytes()));
+    let _ = writeln!(d, "magic_version=\"{}\"", hex(&head));
+    for &op in crate::ops::Opcode::ALL {
+        let _ = writeln!(d, "op_{}=\"{}\"", op.mnemonic(), hex(&[op as u8, 1, 2, 3]));
+    }
+    let words: [(&str, u32); 14] = [
+        ("u32_one", 1),
+        ("u32_15", 15),
+        ("u32_16", 16),
+        ("u32_64", 64),
+        ("u32_119_cores", 119),
+        ("u32_1024_overtakes", 1024),
+        ("u32_65535", 65_535),
+        ("u32_65536", 65_536),
+        ("u32_region_1mib", 1 << 20),
+        ("u32_max", u32::MAX),
+        ("u32_top_bit", 1 << 31),
+        ("u32_deadline_default", 1_000_000),
+        ("u32_200000_us", 200_000),
+        ("u32_100000_steps", 100_000),
+    ];
+    for (name, w) in words {
+        let _ = writeln!(d, "{name}=\"{}\"", hex(&w.to_le_bytes()));
+    }
+    let bytes: [(&str, &[u8]); 10] = [
+        ("no_register", &[0xFF]),
+        ("group_registers_none", &[0xFF, 0xFF]),
+        ("handler_239", &[239]),
+        ("handler_240", &[240]),
+        ("flags_exclusive", &[0x02]),
+        ("flags_result", &[0x04]),
+        ("flags_both", &[0x06]),
+        ("flags_queue", &[0x01]),
+        ("u16_119", &[119, 0]),
+        ("u16_max", &[0xFF, 0xFF]),
+    ];
+    for (name, b) in bytes {
+        let _ = writeln!(d, "{name}=\"{}\"", hex(b));
+    }
+    d
 }

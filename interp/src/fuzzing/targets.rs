@@ -354,7 +354,11 @@ fn round_trips(target: Target, data: &[u8]) -> Result<(), Divergence> {
         (Err(e), Ok(Ok(_))) => {
             return fail(
                 "decode accepted an upload the check rejects",
-                format!("check (region = length {len}): reason {} at pc {}\n", e.reason.number(), e.pc),
+                format!(
+                    "check (region = length {len}): reason {} at pc {}\n",
+                    e.reason.number(),
+                    e.pc
+                ),
             );
         }
         (Err(e), Ok(Err(got))) if got.0 != *e => {

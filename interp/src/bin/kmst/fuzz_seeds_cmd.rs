@@ -1,11 +1,12 @@
 //! `kmst fuzz-seeds`: fills `fuzz/corpus/TARGET/` with the seed corpora
 //! (`kmst::fuzzing::seeds`: the saved streams behind their prefixes, and
-//! chosen pseudo-random inputs for the structured targets).
+//! chosen pseudo-random inputs for the structured targets) and writes the
+//! dictionary `fuzz/kmst.dict`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kmst::fuzzing::seeds::{all_seeds, write_seeds};
+use kmst::fuzzing::seeds::{all_seeds, dictionary, write_seeds};
 
 use crate::common::CliError;
 
@@ -17,11 +18,19 @@ pub struct Args {
     /// Where the seed directories go (one per target).
     #[arg(long, default_value = "fuzz/corpus")]
     out: PathBuf,
+    /// Where the libFuzzer dictionary goes.
+    #[arg(long, default_value = "fuzz/kmst.dict")]
+    dict: PathBuf,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let seeds = all_seeds(&args.corpus).map_err(|e| CliError::Usage(e.to_string()))?;
     let n = write_seeds(&args.out, &seeds).map_err(|e| CliError::Usage(e.to_string()))?;
-    println!("wrote {n} seeds under {}", args.out.display());
+    crate::common::write_file(&args.dict, dictionary().as_bytes())?;
+    println!(
+        "wrote {n} seeds under {} and the dictionary {}",
+        args.out.display(),
+        args.dict.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

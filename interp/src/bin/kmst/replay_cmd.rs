@@ -3,6 +3,7 @@
 //! what the implementations agreed on, or the divergence report.
 //! Exit 0 when they agree, 1 on a divergence, 2 on a usage or I/O error.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -47,25 +48,27 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         })?,
     };
     let data = read_file(&args.artifact)?;
+    // A closed pipe (`| head`) is not an error: the outcome is the exit code.
+    let mut out = std::io::stdout().lock();
     if args.disasm {
         let (upload, params) = decode_input(target, &data);
         if let Some(p) = params {
-            println!("; params: {}", params_json(&p));
+            let _ = writeln!(out, "; params: {}", params_json(&p));
         }
-        print!("{}", kmst::asm::disassemble(&upload));
+        let _ = write!(out, "{}", kmst::asm::disassemble(&upload));
     }
     match kmst::fuzzing::run(target, &data) {
         Ok(agreement) => {
-            println!(
-                "{}: {} ({} bytes): every implementation agrees; {agreement}",
-                target,
+            let _ = writeln!(
+                out,
+                "{target}: {} ({} bytes): every implementation agrees; {agreement}",
                 args.artifact.display(),
                 data.len()
             );
             Ok(ExitCode::SUCCESS)
         }
         Err(divergence) => {
-            println!("{}: {}", args.artifact.display(), divergence);
+            let _ = writeln!(out, "{}: {divergence}", args.artifact.display());
             Ok(ExitCode::from(1))
         }
     }

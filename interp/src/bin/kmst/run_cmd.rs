@@ -97,7 +97,6 @@ pub fn dispatch(name: &str) -> Result<Runner, CliError> {
     }
 }
 
-
 /// `--params`, then the flags; validated (S25).
 fn build_params(args: &Args) -> Result<Params, CliError> {
     let mut p = match &args.params {

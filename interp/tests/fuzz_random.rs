@@ -1,0 +1,135 @@
+//! A short, seeded random pass of every fuzz target, so that `cargo test`
+//! exercises the generators and the comparisons without a fuzzer. Each test
+//! is bounded by a count and by time (well under 30 s in a debug build) and
+//! reproducible: the inputs come from fixed seeds (`random_bytes`), and a
+//! failure names the seed and prints the divergence report.
+
+use std::time::{Duration, Instant};
+
+use kmst::fuzzing::seeds::{corpus_seeds, random_bytes};
+use kmst::fuzzing::{Agreement, Target, run};
+use kmst::reference::Status;
+
+const BUDGET: Duration = Duration::from_secs(8);
+
+/// Runs `count` inputs made by `input(i)` (or until the budget is spent).
+fn pass(target: Target, count: u64, input: impl Fn(u64) -> Vec<u8>) -> Vec<Agreement> {
+    let start = Instant::now();
+    let mut seen = Vec::new();
+    for i in 0..count {
+        if start.elapsed() > BUDGET {
+            break;
+        }
+        let data = input(i);
+        match run(target, &data) {
+            Ok(a) => seen.push(a),
+            Err(d) => panic!("{target}, input {i} ({} bytes):\n{d}", data.len()),
+        }
+    }
+    seen
+}
+
+#[test]
+fn structured_generator_agrees() {
+    let seen = pass(Target::SimStructured, 3_000, |i| random_bytes(i, 1024));
+    // The generator reaches the kernel: some runs end, some err, some submit.
+    let ended = seen
+        .iter()
+        .filter(|a| {
+            matches!(
+                a,
+                Agreement::Sim {
+                    status: Status::Ended,
+                    ..
+                }
+            )
+        })
+        .count();
+    let errors = seen
+        .iter()
+        .filter(|a| {
+            matches!(
+                a,
+                Agreement::Sim {
+                    status: Status::Error,
+                    ..
+                }
+            )
+        })
+        .count();
+    let submitting = seen
+        .iter()
+        .filter(|a| matches!(a, Agreement::Sim { commands, .. } if *commands > 0))
+        .count();
+    assert!(seen.len() >= 100, "only {} cases in the budget", seen.len());
+    assert!(ended > seen.len() / 50, "{ended} of {} ended", seen.len());
+    assert!(errors > seen.len() / 50, "{errors} of {} erred", seen.len());
+    assert!(
+        submitting > seen.len() / 10,
+        "{submitting} of {} submitted",
+        seen.len()
+    );
+}
+
+/// `bytes` with 1..=4 bytes replaced, chosen by `i`.
+fn mutate(bytes: &[u8], i: u64) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    let r = random_bytes(i ^ 0xA5A5, 16);
+    for k in 0..=usize::from(r[0] % 4) {
+        if b.is_empty() {
+            break;
+        }
+        let at = usize::from(u16::from_le_bytes([r[1 + 2 * k], r[2 + 2 * k]])) % b.len();
+        b[at] = r[9 + k];
+    }
+    b
+}
+
+fn mutated_seeds(target: Target, count: u64) -> Vec<Agreement> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/streams");
+    let seeds: Vec<Vec<u8>> = corpus_seeds(&dir)
+        .unwrap()
+        .into_iter()
+        .filter(|s| s.target == target)
+        .map(|s| s.bytes)
+        .collect();
+    assert!(!seeds.is_empty());
+    pass(target, count, |i| {
+        mutate(&seeds[i as usize % seeds.len()], i)
+    })
+}
+
+#[test]
+fn mutated_uploads_agree_in_the_checkers() {
+    let seen = mutated_seeds(Target::Check, 3_000);
+    // Mutations both keep and break uploads.
+    let accepted = seen
+        .iter()
+        .filter(|a| matches!(a, Agreement::Check { check: None, .. }))
+        .count();
+    assert!(
+        accepted > 0 && accepted < seen.len(),
+        "{accepted} of {} accepted",
+        seen.len()
+    );
+}
+
+#[test]
+fn mutated_uploads_agree_in_every_variant() {
+    let seen = mutated_seeds(Target::SimRaw, 1_500);
+    let ran = seen
+        .iter()
+        .filter(|a| matches!(a, Agreement::Sim { check: None, .. }))
+        .count();
+    assert!(ran > 0, "no mutated upload passed the check");
+}
+
+#[test]
+fn builder_scripts_never_fail() {
+    let seen = pass(Target::Builder, 3_000, |i| random_bytes(i, 400));
+    let built = seen
+        .iter()
+        .filter(|a| matches!(a, Agreement::Builder { built: Some(_) }))
+        .count();
+    assert!(built > 0, "no script was built");
+}
