@@ -191,23 +191,36 @@ impl Script {
         Ok(s)
     }
 
-    /// Plays the calls; `Err` if `Stream::new` refuses the header. The
-    /// stream is returned with what `upload` gives.
-    pub fn run(&self) -> std::result::Result<(Stream, Result2), BuildError> {
-        let mut s = Stream::new(self.deadline_us, self.max_steps, self.seed, self.req)?;
+    /// Plays the calls; `Err` if `Stream::new` refuses the header.
+    pub fn run(&self) -> std::result::Result<Played, BuildError> {
+        let mut stream = Stream::new(self.deadline_us, self.max_steps, self.seed, self.req)?;
         let mut labels: Vec<Label> = Vec::new();
         let mut foreign = Stream::new(0, 1, 1, 0).expect("a valid header");
+        let mut refused = Vec::new();
         for call in &self.calls {
             // A refused call is skipped; what matters is that none panics.
-            let _ = play(&mut s, &mut labels, &mut foreign, call);
+            if let Err(e) = play(&mut stream, &mut labels, &mut foreign, call) {
+                refused.push(e);
+            }
         }
-        let upload = s.upload();
-        Ok((s, upload))
+        let upload = stream.upload();
+        Ok(Played {
+            stream,
+            upload,
+            refused,
+        })
     }
 }
 
-/// What `Stream::upload` gives.
-pub type Result2 = std::result::Result<Upload, BuildError>;
+/// A script played on a stream.
+#[derive(Clone, Debug)]
+pub struct Played {
+    pub stream: Stream,
+    /// What `Stream::upload` gives at the end.
+    pub upload: std::result::Result<Upload, BuildError>,
+    /// The errors of the calls the builder refused, in order.
+    pub refused: Vec<BuildError>,
+}
 
 fn label_at(s: &mut Stream, labels: &mut Vec<Label>, k: usize) -> Label {
     if labels.is_empty() {

@@ -168,14 +168,19 @@ fn builder_signature(bytes: &[u8]) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
     let script = Script::arbitrary(&mut u).ok()?;
     let used = bytes.len() - u.len();
+    let name = |e: &crate::builder::BuildError| variant_name(&format!("{e:?}"));
     let sig = match script.run() {
-        Err(e) => format!("new: {}", variant_name(&format!("{e:?}"))),
-        Ok((_, Err(e))) => format!("upload: {}", variant_name(&format!("{e:?}"))),
-        Ok((_, Ok(up))) => format!(
-            "ok ops>{} templates>0:{}",
-            up.ops.len().min(8),
-            !up.templates.is_empty()
-        ),
+        Err(e) => format!("new: {}", name(&e)),
+        Ok(p) => {
+            let refused: BTreeSet<String> = p.refused.iter().map(name).collect();
+            match p.upload {
+                Err(e) => format!("upload: {} refused {refused:?}", name(&e)),
+                Ok(up) => format!(
+                    "ok templates>0:{} refused {refused:?}",
+                    !up.templates.is_empty()
+                ),
+            }
+        }
     };
     Some((used, sig))
 }

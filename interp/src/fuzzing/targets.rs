@@ -523,7 +523,7 @@ pub fn builder_with(script: &Script) -> Result<Agreement, Divergence> {
         Ok(Err(_)) => return Ok(Agreement::Builder { built: None }),
         Ok(Ok(played)) => played,
     };
-    let (stream, upload) = played;
+    let (stream, upload) = (played.stream, played.upload);
     let upload = match upload {
         Err(_) => return Ok(Agreement::Builder { built: None }),
         Ok(u) => u,
@@ -600,7 +600,7 @@ pub fn decode_input(target: Target, data: &[u8]) -> (Vec<u8>, Option<Params>) {
                 .ok()
                 .and_then(|s| caught(|| s.run()).ok())
                 .and_then(|r| r.ok())
-                .and_then(|(_, u)| u.ok());
+                .and_then(|p| p.upload.ok());
             (built.map(|u| u.encode()).unwrap_or_default(), None)
         }
     }
