@@ -2,7 +2,7 @@
 //! variant must give exactly the reference model's SimResult.
 
 use kmst::exec::{Dispatch, simulate};
-use kmst::fuzzing::case_from_seed;
+use kmst::fuzzing::{any_case_from_seed, case_from_seed};
 use kmst::reference::SimResult;
 
 /// The first difference between two answers, for the failure message.
@@ -69,6 +69,27 @@ fn every_variant_agrees_with_the_reference() {
     // The generator reaches the interesting paths: some runs end, some submit.
     assert!(ended > CASES as usize / 20, "only {ended} runs ended");
     assert!(commands > CASES as usize, "only {commands} commands");
+}
+
+#[test]
+fn faulty_uploads_and_out_of_range_params_agree_too() {
+    let mut rejected = 0;
+    for seed in 0..CASES / 2 {
+        let case = any_case_from_seed(seed);
+        let want = simulate(&case.upload, &case.params, Dispatch::Reference);
+        for &d in Dispatch::fast() {
+            let got = simulate(&case.upload, &case.params, d);
+            assert!(
+                got == want,
+                "seed {seed}, {d}: {}\nparams {:?}\ncheck {:?}",
+                first_difference(&want, &got),
+                case.params,
+                want.check
+            );
+        }
+        rejected += usize::from(want.check.is_some());
+    }
+    assert!(rejected > 20, "only {rejected} uploads rejected");
 }
 
 #[test]

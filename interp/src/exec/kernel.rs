@@ -15,7 +15,7 @@ use super::observer::Observer;
 use super::ops::Exit;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
-use crate::reference::{Delay, Event, Params, Reason, ResultModel, SubmittedCommand};
+use crate::reference::{Event, Params, Reason, SubmittedCommand};
 
 /// The most jobs waiting in the queue.
 pub(crate) const QUEUE_CAP: usize = 64;
@@ -170,8 +170,8 @@ pub(crate) struct Kernel {
     pub job_ids: u64,
     pub core_count: u32,
     pub ticks_per_pass: u32,
-    pub delay: Delay,
-    pub result: ResultModel,
+    /// The run's parameters (the completion models are evaluated through them).
+    pub params: Params,
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
     pub stopped: bool,
@@ -197,8 +197,7 @@ impl Kernel {
             job_ids: 0,
             core_count: params.core_count,
             ticks_per_pass: params.ticks_per_pass,
-            delay: params.delay.clone(),
-            result: params.result.clone(),
+            params: params.clone(),
             queue_moved: false,
             stopped: false,
             commands: Vec::new(),
@@ -286,14 +285,16 @@ impl Kernel {
             queued,
         };
         self.seq += 1;
-        // S23: both models are evaluated on the record at submit.
-        let ack = match delay_of(&self.delay, &record) {
-            Some(d) => self.pass + 1 + u64::from(d),
-            None => u64::MAX,
-        };
+        // S23: both models are evaluated on the record at submit; S12, P2:
+        // acknowledged in the sweep of pass p + 1 + d, exactly (never past u64).
+        let ack = self
+            .params
+            .delay_of(&record)
+            .and_then(|d| self.pass.checked_add(1)?.checked_add(d))
+            .unwrap_or(u64::MAX);
         let has_result = t_flags & flags::RESULT != 0;
         let result = if has_result {
-            result_of(&self.result, &record)
+            self.params.result_of(&record)
         } else {
             0
         };
@@ -429,7 +430,8 @@ impl Kernel {
                     removed += 1;
                     for ahead in 0..pos {
                         let at = usize::from(self.queue.order[ahead]);
-                        self.queue.jobs[at].overtaken += 1;
+                        self.queue.jobs[at].overtaken =
+                            self.queue.jobs[at].overtaken.saturating_add(1);
                     }
                     self.queue_moved = true;
                 }
@@ -506,32 +508,6 @@ fn patched(t: &Tmpl, regs: &[u32; 16]) -> [u32; 10] {
         args[usize::from(arg) % 10] = regs[usize::from(reg & 15)];
     }
     args
-}
-
-/// The delay model on a submitted command (S23).
-pub(crate) fn delay_of(delay: &Delay, c: &SubmittedCommand) -> Option<u32> {
-    match delay {
-        Delay::Fixed(d) => Some(*d),
-        Delay::Never => None,
-        Delay::Cycle { base, modulo } => {
-            Some(base.wrapping_add((c.sequence % u64::from((*modulo).max(1))) as u32))
-        }
-        Delay::Table(t) if !t.is_empty() => t[(c.sequence % t.len() as u64) as usize],
-        Delay::Table(_) => Some(0),
-        Delay::Custom(f) => f(c),
-    }
-}
-
-/// The result model on a submitted command (S23).
-pub(crate) fn result_of(result: &ResultModel, c: &SubmittedCommand) -> u32 {
-    match result {
-        ResultModel::Zero => 0,
-        ResultModel::Sequence => c.sequence as u32,
-        ResultModel::Arg(k) => c.args[usize::from(*k) % 10],
-        ResultModel::Table(t) if !t.is_empty() => t[(c.sequence % t.len() as u64) as usize],
-        ResultModel::Table(_) => 0,
-        ResultModel::Custom(f) => f(c),
-    }
 }
 
 #[allow(dead_code)]

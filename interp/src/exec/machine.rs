@@ -99,12 +99,13 @@ impl Machine {
                     0
                 };
                 m.check = Some(e);
-                m.error = Some(e);
-                m.kernel.post(
-                    kind::STREAM_ERROR,
-                    req,
-                    u32::from(e.reason.number()) | e.pc << 8,
-                );
+                // The RUN is taken in pass 0 (S11): with no pass at all
+                // (max_passes 0, out of range) there is no event.
+                if params.max_passes > 0 {
+                    m.error = Some(e);
+                    let aux = u32::from(e.reason.number()) | e.pc << 8;
+                    m.kernel.post(kind::STREAM_ERROR, req, aux);
+                }
             }
             Ok(program) => {
                 let h = program.head;
@@ -158,10 +159,11 @@ impl Machine {
 
     /// The answer of the run (S24).
     pub fn into_result(self) -> SimResult {
-        let status = match (self.check, self.streams[0].life) {
-            (Some(_), _) | (None, Life::Failed) => Status::Error,
-            (None, Life::Ended) => Status::Ended,
-            (None, Life::Active) => Status::Stuck,
+        let status = match (self.check, self.error, self.streams[0].life) {
+            (Some(_), None, _) => Status::Stuck, // no pass ran (max_passes 0)
+            (Some(_), Some(_), _) | (None, _, Life::Failed) => Status::Error,
+            (None, _, Life::Ended) => Status::Ended,
+            (None, _, Life::Active) => Status::Stuck,
         };
         let passes = self.kernel.events.last().map_or(0, |e| e.pass_index + 1);
         SimResult {
@@ -210,7 +212,11 @@ impl Machine {
 
     /// One turn of stream `i` (S17). Returns the micro-ops it ran and why it ended.
     fn turn<O: Observer>(&mut self, i: usize, dispatch: Dispatch, obs: &mut O) -> (u32, TurnEnd) {
-        let budget = self.params.turn_budget.max(1);
+        let budget = self.params.turn_budget;
+        if budget == 0 {
+            // Out of range (S25); like the reference model, a turn that runs nothing.
+            return (0, TurnEnd::Budget);
+        }
         let s = &self.streams[i];
         // The one counter of the hot path: the budget and the steps left.
         let fuel = budget.min(s.max_steps - s.steps);

@@ -391,18 +391,71 @@ pub fn case(u: &mut Unstructured) -> Result<Case> {
     })
 }
 
-/// The case for a seed: a small xorshift expands the seed into the bytes
-/// the generator reads (for seeded tests without a fuzzer).
-pub fn case_from_seed(seed: u64) -> Case {
+/// Parameters outside their S25 ranges, which the library still accepts:
+/// turn_budget 0, max_passes 0, deadline_passes 0, core_count 0, a cycle
+/// of modulo 0, empty tables, `arg(k)` with k > 9.
+pub fn out_of_range_params(u: &mut Unstructured) -> Result<Params> {
+    let mut p = arbitrary_params(u)?;
+    match u.int_in_range(0..=7)? {
+        0 => p.turn_budget = 0,
+        1 => p.max_passes = 0,
+        2 => p.deadline_passes = Some(0),
+        3 => p.core_count = 0,
+        4 => {
+            p.delay = Delay::Cycle {
+                base: u.arbitrary()?,
+                modulo: 0,
+            }
+        }
+        5 => p.delay = Delay::Table(Vec::new()),
+        6 => p.result = ResultModel::Table(Vec::new()),
+        _ => p.result = ResultModel::Arg(u.int_in_range(10..=255)?),
+    }
+    Ok(p)
+}
+
+/// A run that may also be faulty: sometimes an upload with one byte changed
+/// or cut short (so the check may reject it), sometimes parameters outside
+/// their ranges. For differential tests of the whole pipeline.
+pub fn any_case(u: &mut Unstructured) -> Result<Case> {
+    let mut c = case(u)?;
+    if u.ratio(1, 5)? {
+        let at = u.choose_index(c.upload.len())?;
+        c.upload[at] = u.arbitrary()?;
+    }
+    if u.ratio(1, 20)? {
+        let len = u.int_in_range(0..=c.upload.len())?;
+        c.upload.truncate(len);
+    }
+    if u.ratio(1, 10)? {
+        c.params = out_of_range_params(u)?;
+    }
+    Ok(c)
+}
+
+/// The bytes a seed expands to (a small xorshift), for seeded tests without a fuzzer.
+fn seed_bytes(seed: u64) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let bytes: Vec<u8> = (0..4096)
+    (0..4096)
         .map(|_| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             (x >> 24) as u8
         })
-        .collect();
+        .collect()
+}
+
+/// [`any_case`] for a seed.
+pub fn any_case_from_seed(seed: u64) -> Case {
+    let bytes = seed_bytes(seed);
+    any_case(&mut Unstructured::new(&bytes)).unwrap_or_else(|_| case_from_seed(seed))
+}
+
+/// The valid case for a seed: a small xorshift expands the seed into the
+/// bytes the generator reads (for seeded tests without a fuzzer).
+pub fn case_from_seed(seed: u64) -> Case {
+    let bytes = seed_bytes(seed);
     let mut u = Unstructured::new(&bytes);
     // The generator cannot fail on 4 KiB (it reads far less); if it ever did,
     // the default parameters and a one-HALT program stand in.
