@@ -17,19 +17,6 @@ use serde_json::{Map, Value};
 
 use crate::reference::{self, Params, SimResult, StreamError};
 
-// TEMPORARY until the assembler lands: the .bin written beside the source.
-mod asm_stub {
-    pub fn assemble(text: &str) -> Result<Vec<u8>, String> {
-        let name = text.lines().next().unwrap_or("").trim_start_matches("; ");
-        let name = name.split(':').next().unwrap_or("");
-        let p = format!(
-            "{}/../corpus/streams/{name}.bin",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read(&p).map_err(|e| e.to_string())
-    }
-}
-
 /// The default corpus directory, relative to the workspace root.
 pub const DEFAULT_DIR: &str = "corpus/streams";
 
@@ -237,7 +224,7 @@ impl Stream {
 
     /// The upload its source assembles to.
     pub fn assemble(&self) -> Result<Vec<u8>, CorpusError> {
-        asm_stub::assemble(&self.source).map_err(|e| CorpusError::Assemble {
+        crate::asm::assemble(&self.source).map_err(|e| CorpusError::Assemble {
             stream: self.name.clone(),
             message: e.to_string(),
         })
@@ -796,6 +783,20 @@ pub fn check_saved(saved: &Saved, impls: &[Implementation]) -> Result<Vec<Mismat
         &checker,
     ) {
         push("checker", d);
+    }
+    if !saved.stream.directives.check_run.is_empty() {
+        let mine = check_run_json(
+            &saved.upload,
+            &saved.stream.directives.check_run,
+            crate::check::check_run,
+        );
+        if let Some(d) = diff_at(
+            "check_run",
+            saved.answer.get("check_run").unwrap_or(&Value::Null),
+            &mine,
+        ) {
+            push("checker", d);
+        }
     }
     let want = answer_part(&saved.answer);
     for imp in impls {

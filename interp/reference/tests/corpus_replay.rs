@@ -153,6 +153,7 @@ fn every_saved_answer_replays() {
         dir.display()
     );
     let mut failures = Vec::new();
+    let mut saved_params = Vec::new();
     for name in &names {
         let upload = std::fs::read(dir.join(format!("{name}.bin")))
             .unwrap_or_else(|e| panic!("{name}.bin: {e}"));
@@ -163,6 +164,32 @@ fn every_saved_answer_replays() {
         if let Err(d) = replay(name, &upload, &saved) {
             failures.push(format!("{name}: {d}"));
         }
+        saved_params.push(saved["params"].clone());
+    }
+    // Parameters that are saved differently must read as different parameters
+    // (and the same ones as the same, above).
+    let mut distinct: Vec<(String, Params)> = Vec::new();
+    for v in &saved_params {
+        if let Ok(p) = Params::from_json_value(v) {
+            distinct.push((v.to_string(), p));
+        }
+    }
+    for v in edges()["accepted"]
+        .as_array()
+        .expect("accepted is an array")
+    {
+        if let Ok(p) = Params::from_json_value(v) {
+            distinct.push((p.to_json_value().unwrap().to_string(), p));
+        }
+    }
+    distinct.sort_by(|a, b| a.0.cmp(&b.0));
+    distinct.dedup_by(|a, b| a.0 == b.0);
+    for (i, (ja, a)) in distinct.iter().enumerate() {
+        for (jb, b) in &distinct[i + 1..] {
+            if a == b {
+                failures.push(format!("params {ja} and {jb} read as equal"));
+            }
+        }
     }
     assert!(
         failures.is_empty(),
@@ -171,4 +198,47 @@ fn every_saved_answer_replays() {
         names.len(),
         failures.join("\n")
     );
+}
+
+fn edges() -> Value {
+    let path = corpus_dir().join("../params.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `corpus/params.json`: parameters at the edges of their S25 ranges. Each
+/// accepted object reads and survives a round trip; each rejected one is an
+/// error naming its parameter.
+#[test]
+fn parameter_edges() {
+    let edges = edges();
+    let mut failures = Vec::new();
+    for v in edges["accepted"].as_array().expect("accepted is an array") {
+        match Params::from_json_value(v) {
+            Ok(p) => match p.to_json_value().map(|j| Params::from_json_value(&j)) {
+                Ok(Ok(q)) if q == p => {}
+                _ => failures.push(format!("{v}: does not survive a JSON round trip")),
+            },
+            Err(e) => failures.push(format!("{v}: rejected: {e}")),
+        }
+    }
+    for case in edges["rejected"].as_array().expect("rejected is an array") {
+        let param = case["param"].as_str().expect("param is a string");
+        let mentions = case
+            .get("mentions")
+            .and_then(Value::as_str)
+            .unwrap_or(param);
+        match Params::from_json_value(&case["params"]) {
+            Ok(_) => failures.push(format!("{}: accepted", case["params"])),
+            Err(e) => {
+                if e.param != param || !e.to_string().contains(mentions) {
+                    failures.push(format!(
+                        "{}: the error `{e}` (parameter `{}`) should name `{param}` and mention `{mentions}`",
+                        case["params"], e.param
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -155,7 +155,8 @@ fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
         }
     }
     progress.clear();
-    let with: Vec<&str> = impls.iter().map(|i| i.name.as_str()).collect();
+    let mut with: Vec<&str> = impls.iter().map(|i| i.name.as_str()).collect();
+    with.push("the checker");
     eprintln!(
         "checked {} streams against {}: {}",
         names.len(),
