@@ -133,3 +133,43 @@ fn builder_scripts_never_fail() {
         .count();
     assert!(built > 0, "no script was built");
 }
+
+/// Where the structured target's time goes (run by hand: `cargo test --release
+/// --test fuzz_random -- --ignored --nocapture`): the slowest cases and their shapes.
+#[test]
+#[ignore]
+fn structured_cost_profile() {
+    let mut costs = Vec::new();
+    let start = Instant::now();
+    for i in 0..2_000u64 {
+        let data = random_bytes(i, 1024);
+        let t = Instant::now();
+        let a = run(Target::SimStructured, &data).unwrap();
+        let case = kmst::fuzzing::targets::structured_case(&data).unwrap();
+        costs.push((
+            t.elapsed(),
+            i,
+            a,
+            case.params.max_passes,
+            case.params.core_count,
+        ));
+    }
+    let total = start.elapsed();
+    costs.sort_by_key(|c| std::cmp::Reverse(c.0));
+    let sum: Duration = costs.iter().map(|c| c.0).sum();
+    println!(
+        "2000 cases in {total:?}: {:.0} per second",
+        2000.0 / sum.as_secs_f64()
+    );
+    let top: Duration = costs.iter().take(100).map(|c| c.0).sum();
+    println!(
+        "slowest 100 take {:.0}% of the time",
+        100.0 * top.as_secs_f64() / sum.as_secs_f64()
+    );
+    for c in costs.iter().take(15) {
+        println!(
+            "{:?} seed {} max_passes {} cores {}: {}",
+            c.0, c.1, c.3, c.4, c.2
+        );
+    }
+}

@@ -148,8 +148,9 @@ pub fn corpus_seeds(dir: &Path) -> Result<Vec<Seed>, SeedError> {
 /// What distinguishes one structured run from another for seed selection.
 fn sim_signature(bytes: &[u8]) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
-    let case = crate::fuzzing::case(&mut u).ok()?;
+    crate::fuzzing::case(&mut u).ok()?;
     let used = bytes.len() - u.len();
+    let case = crate::fuzzing::targets::structured_case(bytes)?;
     let r = crate::reference::simulate(&case.upload, &case.params);
     let kinds: BTreeSet<u8> = r.events.iter().map(|e| e.kind).collect();
     let sig = format!(

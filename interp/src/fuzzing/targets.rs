@@ -17,7 +17,8 @@
 //!   dispatch variant gives the reference model's [`SimResult`] (for a
 //!   rejected upload, the P1 answer).
 //! - [`Target::SimStructured`]: the generator's valid upload and parameters
-//!   ([`crate::fuzzing::case`]); the same comparison.
+//!   ([`crate::fuzzing::case`], at most [`MAX_STRUCTURED_PASSES`] passes);
+//!   the same comparison.
 //! - [`Target::Builder`]: a [`Script`] of builder calls never panics, and an
 //!   upload the builder encodes passes both checkers and decodes back (S10).
 
@@ -488,9 +489,21 @@ fn sim_raw(input: &[u8]) -> Result<Agreement, Divergence> {
     sim_with(Target::SimRaw, upload, &params, &implementations())
 }
 
+/// The most passes a `sim_structured` run takes: the generator asks for up
+/// to 2,000, and a run stuck that long (jobs that never fit, scanned by the
+/// reference's allocator every pass) costs a hundred ordinary cases.
+pub const MAX_STRUCTURED_PASSES: u64 = 64;
+
+/// The case a `sim_structured` input stands for: the generator's
+/// ([`crate::fuzzing::case`]) with `max_passes` at most [`MAX_STRUCTURED_PASSES`].
+pub fn structured_case(input: &[u8]) -> Option<crate::fuzzing::Case> {
+    let mut case = crate::fuzzing::case(&mut Unstructured::new(input)).ok()?;
+    case.params.max_passes = case.params.max_passes.min(MAX_STRUCTURED_PASSES);
+    Some(case)
+}
+
 fn sim_structured(input: &[u8]) -> Result<Agreement, Divergence> {
-    let mut u = Unstructured::new(input);
-    let Ok(case) = crate::fuzzing::case(&mut u) else {
+    let Some(case) = structured_case(input) else {
         return Ok(Agreement::Skipped);
     };
     sim_with(
@@ -591,9 +604,9 @@ pub fn decode_input(target: Target, data: &[u8]) -> (Vec<u8>, Option<Params>) {
             let (prefix, upload) = SimPrefix::split(data);
             (upload.to_vec(), Some(prefix.params()))
         }
-        Target::SimStructured => match crate::fuzzing::case(&mut Unstructured::new(data)) {
-            Ok(c) => (c.upload, Some(c.params)),
-            Err(_) => (Vec::new(), None),
+        Target::SimStructured => match structured_case(data) {
+            Some(c) => (c.upload, Some(c.params)),
+            None => (Vec::new(), None),
         },
         Target::Builder => {
             let built = Script::arbitrary(&mut Unstructured::new(data))
