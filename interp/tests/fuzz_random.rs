@@ -173,3 +173,40 @@ fn structured_cost_profile() {
         );
     }
 }
+
+/// A longer sweep without a fuzzer (run by hand: `KMST_SWEEP_SECONDS=300
+/// cargo test --release --test fuzz_random -- --ignored --nocapture sweep`):
+/// structured cases, mutated raw uploads and builder scripts from seeds past
+/// the ones the ordinary tests use, until the time is up.
+#[test]
+#[ignore]
+fn sweep() {
+    let seconds: u64 = std::env::var("KMST_SWEEP_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/streams");
+    let seeds = corpus_seeds(&dir).unwrap();
+    let raw: Vec<&kmst::fuzzing::seeds::Seed> = seeds.iter().collect();
+    let start = Instant::now();
+    let mut n = 0u64;
+    let mut i = 1_000_000u64;
+    while start.elapsed() < Duration::from_secs(seconds) {
+        i += 1;
+        let (target, data) = match i % 4 {
+            0 => (Target::SimStructured, random_bytes(i, 1024)),
+            1 => (Target::Builder, random_bytes(i, 400)),
+            _ => {
+                let s = raw[(i as usize / 4) % raw.len()];
+                (s.target, mutate(&s.bytes, i))
+            }
+        };
+        if let Err(d) = run(target, &data) {
+            let path = std::env::temp_dir().join(format!("kmst-sweep-{target}-{i}"));
+            std::fs::write(&path, &data).unwrap();
+            panic!("{target}, input {i} (saved as {}):\n{d}", path.display());
+        }
+        n += 1;
+    }
+    println!("{n} inputs in {:?}, every implementation agreed", start.elapsed());
+}
