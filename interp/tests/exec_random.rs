@@ -29,19 +29,20 @@ fn first_difference(want: &SimResult, got: &SimResult) -> String {
     if want.events.len() != got.events.len() {
         return format!("events: reference {:?}, got {:?}", want.events, got.events);
     }
-    format!(
-        "status/passes/error/halt/stopped: reference {:?} {} {:?} {:?} {}, got {:?} {} {:?} {:?} {}",
-        want.status,
-        want.passes,
-        want.error,
-        want.halt,
-        want.stopped,
-        got.status,
-        got.passes,
-        got.error,
-        got.halt,
-        got.stopped
-    )
+    // The rest of the answer differs: show both as S24 JSON (without the
+    // commands and events, which are equal).
+    let json = |r: &SimResult| {
+        r.to_json_value()
+            .map(|mut v| {
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("commands");
+                    o.remove("events");
+                }
+                v.to_string()
+            })
+            .unwrap_or_else(|e| format!("(no JSON: {e})"))
+    };
+    format!("reference {}\n      got {}", json(want), json(got))
 }
 
 const CASES: u64 = 2_000;
@@ -149,5 +150,33 @@ fn the_generator_reaches_every_runtime_outcome() {
             outcomes.get(key).copied().unwrap_or(0) > 0,
             "no run is {key}"
         );
+    }
+}
+
+/// A longer hunt (ignored): `KMST_CASES=200000 cargo test --release -p kmst
+/// --test exec_random -- --ignored`.
+#[test]
+#[ignore]
+fn many_more_cases() {
+    let n: u64 = std::env::var("KMST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    for seed in 0..n {
+        for case in [
+            case_from_seed(seed + 1_000_000),
+            any_case_from_seed(seed + 1_000_000),
+        ] {
+            let want = simulate(&case.upload, &case.params, Dispatch::Reference);
+            for &d in Dispatch::fast() {
+                let got = simulate(&case.upload, &case.params, d);
+                assert!(
+                    got == want,
+                    "seed {seed}, {d}: {}\nparams {:?}",
+                    first_difference(&want, &got),
+                    case.params
+                );
+            }
+        }
     }
 }

@@ -558,3 +558,43 @@ fn the_variants_of_this_build() {
     want.push("reference");
     assert_eq!(names, want);
 }
+
+#[test]
+fn a_machine_runs_once_and_reference_is_not_fast() {
+    use kmst::exec::{Machine, NoObserver, NotFast};
+    // HALT r0 at once: one STREAM_END event in pass 0. A second run adds nothing.
+    let data = upload(10, 0, 1, 0, vec![op(Halt, 0, 0, 0, 0)], vec![]).encode();
+    let mut m = Machine::new(&data, &Params::default());
+    assert_eq!(m.run(Dispatch::Reference, &mut NoObserver), Err(NotFast));
+    assert_eq!(m.run(Dispatch::Tail, &mut NoObserver), Ok(()));
+    assert_eq!(m.run(Dispatch::Tail, &mut NoObserver), Ok(()));
+    let r = m.into_result();
+    assert_eq!(r.events.len(), 1);
+    assert_eq!(r.status, Status::Ended);
+}
+
+#[test]
+fn a_rejected_upload_is_one_error_event_in_pass_zero() {
+    // P1: a bad magic (reason 1, pc 0): check = error, one STREAM_ERROR at
+    // pass 0 with the header's req (S3), passes 1, no commands.
+    let mut data = upload(10, 0, 1, 99, vec![op(Halt, 0, 0, 0, 0)], vec![]).encode();
+    data[0] ^= 1;
+    let r = run(&data, &Params::default());
+    assert_eq!(r.check, err(Reason::BadHeader, 0));
+    assert_eq!(r.error, err(Reason::BadHeader, 0));
+    assert_eq!(r.status, Status::Error);
+    let e = r.events[0];
+    assert_eq!(
+        (r.events.len(), e.kind, e.req, e.auxiliary, e.pass_index),
+        (1, kind::STREAM_ERROR, 99, 1, 0)
+    );
+    assert_eq!(r.passes, 1);
+    // An unknown opcode 11 at pc 1: reason 2 at pc 1.
+    let mut ops = vec![op(Halt, 0, 0, 0, 0), op(Halt, 0, 0, 0, 0)];
+    ops[1].op = 11;
+    let r = run(
+        &upload(10, 0, 1, 0, ops, vec![]).encode(),
+        &Params::default(),
+    );
+    assert_eq!(r.check, err(Reason::UnknownOpcode, 1));
+}

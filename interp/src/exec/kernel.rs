@@ -56,6 +56,39 @@ pub(crate) struct StreamMeta {
     pub index: u8,
     /// An exclusive SUBMIT that waited: the first job id it does not wait for (S18).
     pub exclusive_mark: Option<u64>,
+    /// What the micro-op at `pc` waited for at the end of the last turn.
+    pub waiting: Waiting,
+}
+
+/// What a stream's waiting micro-op waits for. Its registers, pc and steps
+/// do not change while it waits, so the retry has the same outcome for as
+/// long as this condition holds; the turn tests it without dispatching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Waiting {
+    /// Not waiting (or a wait that is always retried in full).
+    No,
+    /// SUBMIT: all 16 slots busy.
+    Slots,
+    /// ENQUEUE: the queue is full.
+    QueueFull,
+    /// WAIT imm: more than imm pending.
+    Pending(u32),
+    /// HALT: anything pending.
+    Halt,
+}
+
+impl Waiting {
+    /// Whether the wait still holds: then the retry would wait again.
+    #[inline]
+    pub fn holds(self, k: &Kernel, s: &StreamMeta) -> bool {
+        match self {
+            Waiting::No => false,
+            Waiting::Slots => k.busy == u16::MAX,
+            Waiting::QueueFull => k.queue.len == QUEUE_CAP,
+            Waiting::Pending(imm) => s.pending > imm,
+            Waiting::Halt => s.pending != 0,
+        }
+    }
 }
 
 /// One busy completion slot.
@@ -84,7 +117,6 @@ pub(crate) struct Job {
     pub args: [u32; 10],
     pub pc: u32,
     pub owner: u8,
-    pub overtaken: u32,
 }
 
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
@@ -94,22 +126,47 @@ pub(crate) enum Refusal {
     Error(Reason),
 }
 
-/// The job queue: a slab and the insertion order.
+/// The job queue: a slab of jobs and the insertion order.
+///
+/// The order array holds one packed word per waiting job, so the queue's
+/// turn reads the window from contiguous memory: the slab index (bits 0..6),
+/// the exclusive flag (bit 7) and the core count (bits 8..40).
 pub(crate) struct Queue {
     jobs: [Job; QUEUE_CAP],
-    order: [u8; QUEUE_CAP],
+    /// How often each slab entry's job has been overtaken (S20).
+    overtaken: [u32; QUEUE_CAP],
+    /// A ring: waiting job k (in queue order) is at `(head + k) % 64`.
+    order: [u64; QUEUE_CAP],
+    head: usize,
     len: usize,
     /// Free slab entries as bits.
     free: u64,
+    /// Waiting jobs overtaken STARVATION times or more.
+    starving: u32,
+}
+
+const ENTRY_EXCLUSIVE: u64 = 1 << 7;
+
+#[inline]
+fn entry_slab(entry: u64) -> usize {
+    (entry & 0x3F) as usize
+}
+
+#[inline]
+fn entry_count(entry: u64) -> u32 {
+    (entry >> 8) as u32
 }
 
 impl Queue {
     fn new() -> Queue {
         Queue {
             jobs: [Job::default(); QUEUE_CAP],
+            overtaken: [0; QUEUE_CAP],
             order: [0; QUEUE_CAP],
+            head: 0,
             len: 0,
             free: u64::MAX,
+            starving: 0,
         }
     }
 
@@ -121,20 +178,53 @@ impl Queue {
         debug_assert!(self.len < QUEUE_CAP);
         let at = self.free.trailing_zeros() as usize;
         self.free &= !(1 << at);
+        let exclusive = if job.flags & flags::EXCLUSIVE != 0 {
+            ENTRY_EXCLUSIVE
+        } else {
+            0
+        };
         self.jobs[at] = job;
-        self.order[self.len] = at as u8;
+        self.overtaken[at] = 0;
+        self.order[(self.head + self.len) % QUEUE_CAP] =
+            at as u64 | exclusive | u64::from(job.count) << 8;
         self.len += 1;
     }
 
+    /// The packed entry of the waiting job at `pos` (in queue order).
+    #[inline]
+    fn entry(&self, pos: usize) -> u64 {
+        self.order[(self.head + pos) % QUEUE_CAP]
+    }
+
     fn job(&self, pos: usize) -> &Job {
-        &self.jobs[usize::from(self.order[pos])]
+        &self.jobs[entry_slab(self.entry(pos))]
     }
 
     fn remove(&mut self, pos: usize) {
-        let at = usize::from(self.order[pos]);
+        let at = entry_slab(self.entry(pos));
         self.free |= 1 << at;
-        self.order.copy_within(pos + 1..self.len, pos);
+        if self.overtaken[at] >= STARVATION {
+            self.starving -= 1;
+        }
+        // The jobs ahead (at most 15: the queue's turn looks at 16) move
+        // one place back and the head follows.
+        for k in (0..pos).rev() {
+            self.order[(self.head + k + 1) % QUEUE_CAP] = self.order[(self.head + k) % QUEUE_CAP];
+        }
+        self.head = (self.head + 1) % QUEUE_CAP;
         self.len -= 1;
+    }
+
+    /// One more overtake for each of the first `n` waiting jobs.
+    fn overtake(&mut self, n: usize) {
+        for k in 0..n {
+            let entry = self.entry(k);
+            let o = &mut self.overtaken[entry_slab(entry)];
+            *o = o.saturating_add(1);
+            if *o == STARVATION {
+                self.starving += 1;
+            }
+        }
     }
 
     /// Drops every job of `owner`; returns how many.
@@ -142,12 +232,16 @@ impl Queue {
         let mut kept = 0;
         let mut dropped = 0;
         for pos in 0..self.len {
-            let at = self.order[pos];
-            if self.jobs[usize::from(at)].owner == owner {
+            let entry = self.entry(pos);
+            let at = entry_slab(entry);
+            if self.jobs[at].owner == owner {
                 self.free |= 1 << at;
+                if self.overtaken[at] >= STARVATION {
+                    self.starving -= 1;
+                }
                 dropped += 1;
             } else {
-                self.order[kept] = at;
+                self.order[(self.head + kept) % QUEUE_CAP] = entry;
                 kept += 1;
             }
         }
@@ -182,6 +276,7 @@ pub(crate) struct Kernel {
 /// Whether `[f, f + c)` and `[g, g + d)` share a core.
 #[inline]
 fn overlaps(f: u32, c: u32, g: u32, d: u32) -> bool {
+    let (f, c, g, d) = (u64::from(f), u64::from(c), u64::from(g), u64::from(d));
     f < g + d && g < f + c
 }
 
@@ -231,30 +326,6 @@ impl Kernel {
             busy &= busy - 1;
         }
         false
-    }
-
-    /// The lowest `first` in `0 ..= core_count - count` whose range overlaps
-    /// no busy slot's group (streams.md "The kernel pass", S20).
-    fn allocate(&self, count: u32) -> Option<u32> {
-        let mut groups = [(0u32, 0u32); SLOTS];
-        let mut n = 0;
-        let mut busy = self.busy;
-        while busy != 0 {
-            let s = &self.slots[busy.trailing_zeros() as usize];
-            groups[n] = (s.first, s.count);
-            n += 1;
-            busy &= busy - 1;
-        }
-        let groups = &mut groups[..n];
-        groups.sort_unstable();
-        let mut candidate = 0u32;
-        for &(f, c) in groups.iter() {
-            if candidate + count <= f {
-                break;
-            }
-            candidate = candidate.max(f + c);
-        }
-        (u64::from(candidate) + u64::from(count) <= u64::from(self.core_count)).then_some(candidate)
     }
 
     /// Takes the lowest free slot for a command and records it (S19).
@@ -385,7 +456,6 @@ impl Kernel {
             args: patched(t, regs),
             pc,
             owner: s.index,
-            overtaken: 0,
         };
         self.job_ids += 1;
         self.queue.push(job);
@@ -396,47 +466,66 @@ impl Kernel {
     /// The queue's turn (S20). Sets `queue_moved` when a job was placed.
     pub fn queue_turn<O: Observer>(&mut self, streams: &mut [StreamMeta], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
-        if window == 0 {
+        if window == 0 || self.busy == u16::MAX {
             return;
         }
+        let mut groups = Groups::of(self);
+        // The busy groups only grow during the turn, so once a job of `unfit`
+        // cores found no room, no job of as many cores or more can: those are
+        // not submitted without asking the allocator again (exact, S20).
+        let mut unfit = u32::MAX;
+        // smallest[w]: the fewest cores any job from window place w on asks
+        // for. When it is `unfit` or more and no job is starving, nothing more
+        // can be submitted or end the turn: the rest of the window is skipped.
+        let mut smallest = [u32::MAX; WINDOW + 1];
+        for w in (0..window).rev() {
+            smallest[w] = smallest[w + 1].min(entry_count(self.queue.entry(w)));
+        }
         let mut removed = 0;
-        for w in 0..window {
-            if self.busy == u16::MAX {
+        for (w, &least) in smallest[..window].iter().enumerate() {
+            if self.busy == u16::MAX || (least >= unfit && self.queue.starving == 0) {
                 break;
             }
             // Jobs looked at earlier either left (all before this one) or stayed.
             let pos = w - removed;
-            let job = *self.queue.job(pos);
-            let placed = if job.flags & flags::EXCLUSIVE != 0 && pos != 0 {
+            let entry = self.queue.entry(pos);
+            let count = entry_count(entry);
+            // An exclusive job only at the head; a job no smaller than one
+            // that found no room finds none either.
+            let placed = if (entry & ENTRY_EXCLUSIVE != 0 && pos != 0) || count >= unfit {
                 None
             } else {
-                self.allocate(job.count)
+                let first = groups.lowest_fit(count, self.core_count);
+                if first.is_none() {
+                    unfit = count;
+                }
+                first
             };
             match placed {
                 Some(first) => {
+                    let job = self.queue.jobs[entry_slab(entry)];
                     let s = &mut streams[usize::from(job.owner)];
                     self.take_slot(
                         s,
                         job.handler,
                         job.flags,
                         first,
-                        job.count,
+                        count,
                         job.args,
                         job.pc,
                         true,
                         obs,
                     );
+                    groups.insert(first, count);
                     self.queue.remove(pos);
+                    self.queue.overtake(pos);
                     removed += 1;
-                    for ahead in 0..pos {
-                        let at = usize::from(self.queue.order[ahead]);
-                        self.queue.jobs[at].overtaken =
-                            self.queue.jobs[at].overtaken.saturating_add(1);
-                    }
                     self.queue_moved = true;
                 }
                 None => {
-                    if job.overtaken >= STARVATION {
+                    if self.queue.starving != 0
+                        && self.queue.overtaken[entry_slab(entry)] >= STARVATION
+                    {
                         break;
                     }
                 }
@@ -494,6 +583,57 @@ impl Kernel {
             busy &= busy - 1;
         }
         self.next_change = next;
+    }
+}
+
+/// The busy slots' groups sorted by first core, for the allocator.
+struct Groups {
+    /// `(first, end)`, ascending by first (u64: no sum wraps, whatever the grid).
+    list: [(u64, u64); SLOTS],
+    len: usize,
+}
+
+impl Groups {
+    fn of(k: &Kernel) -> Groups {
+        let mut g = Groups {
+            list: [(0, 0); SLOTS],
+            len: 0,
+        };
+        let mut busy = k.busy;
+        while busy != 0 {
+            let s = &k.slots[busy.trailing_zeros() as usize];
+            g.insert(s.first, s.count);
+            busy &= busy - 1;
+        }
+        g
+    }
+
+    /// Adds the group `[first, first + count)`, keeping the order.
+    fn insert(&mut self, first: u32, count: u32) {
+        let (first, end) = (u64::from(first), u64::from(first) + u64::from(count));
+        let mut at = self.len;
+        while at > 0 && self.list[at - 1].0 > first {
+            self.list[at] = self.list[at - 1];
+            at -= 1;
+        }
+        self.list[at] = (first, end);
+        self.len += 1;
+    }
+
+    /// The lowest `first` in `0 ..= core_count - count` whose range overlaps
+    /// no busy group (streams.md "The kernel pass", S20): walking the groups by
+    /// first core, the candidate is 0 or the furthest end seen so far.
+    fn lowest_fit(&self, count: u32, core_count: u32) -> Option<u32> {
+        let count = u64::from(count);
+        let mut candidate = 0u64;
+        for &(first, end) in &self.list[..self.len] {
+            if candidate + count <= first {
+                break;
+            }
+            candidate = candidate.max(end);
+        }
+        // candidate + count <= core_count keeps the candidate within u32.
+        (candidate + count <= u64::from(core_count)).then_some(candidate as u32)
     }
 }
 

@@ -21,7 +21,7 @@
 //! See docs/dispatch.md.
 
 use super::Dispatch;
-use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta};
+use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta, Waiting};
 use super::observer::{NoObserver, Observer, TurnEnd};
 use super::ops::{Ctx, Exit};
 use super::program::Program;
@@ -39,6 +39,8 @@ pub struct Machine {
     n_streams: usize,
     halt: Option<u32>,
     error: Option<StreamError>,
+    /// True once the passes have run (a second `run` does nothing).
+    ran: bool,
 }
 
 /// [`Machine::run`] was asked for [`Dispatch::Reference`], which is not a fast variant.
@@ -66,6 +68,7 @@ fn blank_stream(index: u8) -> StreamMeta {
         life: Life::Ended,
         index,
         exclusive_mark: None,
+        waiting: Waiting::No,
     }
 }
 
@@ -84,6 +87,7 @@ impl Machine {
             n_streams: 0,
             halt: None,
             error: None,
+            ran: false,
         };
         let decoded = crate::check::check(upload, params.region_size).and_then(|()| {
             Program::decode(upload, &|i| {
@@ -123,6 +127,10 @@ impl Machine {
                     ..blank_stream(0)
                 };
                 m.regs[0][15] = h.seed; // S11
+                // Some room for the answer up front, so that short runs do
+                // not grow the vectors in the pass loop.
+                m.kernel.commands.reserve(256);
+                m.kernel.events.reserve(16);
                 m.n_streams = 1;
                 m.program = Some(program);
             }
@@ -137,6 +145,7 @@ impl Machine {
     }
 
     /// Runs the passes with the given fast variant, calling `obs`'s hooks.
+    /// A machine runs once; calling `run` again does nothing.
     pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) -> Result<(), NotFast> {
         if dispatch == Dispatch::Reference {
             return Err(NotFast);
@@ -151,7 +160,8 @@ impl Machine {
                 inst.handler = super::threaded::Threaded::<O>::of(index);
             }
         }
-        if self.program.is_some() {
+        if self.program.is_some() && !self.ran {
+            self.ran = true;
             self.passes(dispatch, obs);
         }
         Ok(())
@@ -218,6 +228,17 @@ impl Machine {
             return (0, TurnEnd::Budget);
         }
         let s = &self.streams[i];
+        // A micro-op that waited and whose condition still holds waits again
+        // (its operands cannot have changed); no need to dispatch it.
+        if s.waiting.holds(&self.kernel, s) {
+            let why = match s.waiting {
+                Waiting::Slots => TurnEnd::WaitSlots,
+                Waiting::QueueFull => TurnEnd::WaitQueueFull,
+                Waiting::Pending(_) => TurnEnd::Wait,
+                _ => TurnEnd::HaltPending,
+            };
+            return (0, why);
+        }
         // The one counter of the hot path: the budget and the steps left.
         let fuel = budget.min(s.max_steps - s.steps);
         if fuel == 0 {
@@ -227,10 +248,11 @@ impl Machine {
             return (0, TurnEnd::Budget);
         };
         let base = program.insts.as_ptr();
+        let obs_ptr: *mut O = obs;
         let mut ctx = Ctx::<O> {
             kernel: &mut self.kernel,
             stream: &mut self.streams[i],
-            obs,
+            obs: obs_ptr,
             base,
             templates: program.templates.as_ptr(),
             exit_ip: base,
@@ -261,6 +283,13 @@ impl Machine {
         let mut ran = fuel - left;
         let s = &mut self.streams[i];
         s.pc = pc;
+        s.waiting = match exit {
+            Exit::WaitSlots => Waiting::Slots,
+            Exit::WaitQueueFull => Waiting::QueueFull,
+            Exit::WaitPending => Waiting::Pending(program.insts[pc as usize].imm),
+            Exit::HaltPending => Waiting::Halt,
+            _ => Waiting::No,
+        };
         let why = match exit {
             Exit::Fuel => {
                 s.steps += ran;
@@ -290,6 +319,11 @@ impl Machine {
             }
             Exit::Halt => {
                 // S17: a HALT that ends the stream counts one step.
+                if O::ENABLED {
+                    // SAFETY: `ctx.obs` is the `obs` borrowed for this turn;
+                    // the dispatch loop has returned, so nothing else uses it.
+                    unsafe { (*obs_ptr).on_op(pc) };
+                }
                 ran += 1;
                 s.steps += ran;
                 s.life = Life::Ended;
@@ -319,8 +353,44 @@ impl Machine {
         let n = self.n_streams;
         let mut p = 0u64;
         let mut rotation = 0usize;
+        // The last turn of the (one) stream ended by its budget.
+        let mut budget_ended = false;
         while p < max_passes {
             self.kernel.pass = p;
+            if n == 1
+                && budget_ended
+                && self.kernel.queue.len() == 0
+                && p < self.kernel.next_change
+                && cancel != Some(p)
+            {
+                // A quick pass: no slot can be acknowledged or late, no host
+                // command, and the queue is empty when the stream's turn
+                // starts, so a queue turn before it does nothing. The stream
+                // (still active: its last turn ended by the budget) takes its
+                // turn, then the queue if it comes second (even passes).
+                self.kernel.queue_moved = false;
+                let (ran, why) = self.turn(0, dispatch, obs);
+                budget_ended = why == TurnEnd::Budget;
+                obs.on_turn_end(p, 0, ran, why, self.streams[0].pc);
+                if rotation == 0 {
+                    self.kernel.queue_turn(&mut self.streams, obs);
+                }
+                obs.on_pass_end(
+                    p,
+                    self.kernel.busy.count_ones(),
+                    self.kernel.queue.len() as u32,
+                );
+                if self.finished() {
+                    return;
+                }
+                // Even if this pass was idle (the turn stopped at once at a
+                // wait), the next one takes the full path, which finds it
+                // idle again and skips from there (module doc).
+                p += 1;
+                rotation = if rotation == n { 0 } else { rotation + 1 };
+                continue;
+            }
+            budget_ended = false;
             // 1, 2: the sweep and the deadlines, only when a slot can change.
             if p >= self.kernel.next_change {
                 self.kernel.sweep(&mut self.streams, obs);
@@ -351,12 +421,12 @@ impl Machine {
             let mut who = rotation;
             for _ in 0..=n {
                 if who < n {
-                    if self.streams[who].life != Life::Active {
-                        continue;
+                    if self.streams[who].life == Life::Active {
+                        let (ran, why) = self.turn(who, dispatch, obs);
+                        moved |= ran != 0 || !why.is_wait();
+                        budget_ended = why == TurnEnd::Budget;
+                        obs.on_turn_end(p, who, ran, why, self.streams[who].pc);
                     }
-                    let (ran, why) = self.turn(who, dispatch, obs);
-                    moved |= ran != 0 || !why.is_wait();
-                    obs.on_turn_end(p, who, ran, why, self.streams[who].pc);
                 } else {
                     self.kernel.queue_turn(&mut self.streams, obs);
                 }

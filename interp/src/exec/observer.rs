@@ -57,11 +57,13 @@ impl TurnEnd {
 
 /// Hooks the kernel calls while it runs. Every hook has an empty default.
 pub trait Observer {
-    /// When true, every micro-op executed calls [`Observer::on_op`] with its
-    /// pc. Leave false unless per-pc counts are wanted: the test is a constant.
+    /// When true, every micro-op that completes (counts a step, S17; HALT
+    /// that ends the stream included; a micro-op that waits or errs does
+    /// not) calls [`Observer::on_op`] with its pc. Leave false unless per-pc
+    /// counts are wanted: the test is a constant, so plain runs pay nothing.
     const ENABLED: bool = false;
 
-    /// A micro-op at `pc` is about to execute (only when `ENABLED`).
+    /// The micro-op at `pc` completed (only when `ENABLED`).
     #[inline(always)]
     fn on_op(&mut self, pc: u32) {
         let _ = pc;

@@ -21,7 +21,6 @@ macro_rules! switch_loop {
             // Program::decode from an OpIndex.
             unsafe {
                 loop {
-                    observe::<O>(ctx, ip);
                     let c = &mut *(ctx as *mut ops::Ctx<O>);
                     let flow = match OpIndex::from_byte((*ip).op) {
                         $(OpIndex::$name => <ops::$name as OpBody>::run::<O>(ip, regs, c),)*
@@ -29,6 +28,7 @@ macro_rules! switch_loop {
                     };
                     match flow {
                         Ok(next) => {
+                            observe::<O>(ctx, ip);
                             fuel -= 1;
                             if fuel == 0 {
                                 return exit_at::<O>(ctx, next, 0, Exit::Fuel);

@@ -21,9 +21,9 @@ handler_fn! {
         // (OpBody's contract), and `op` is a dense index below HANDLERS
         // (Program::decode wrote it), so the table read is in bounds.
         unsafe {
-            observe::<O>(ctx, ip);
             match B::run::<O>(ip, regs, &mut *(ctx as *mut ops::Ctx<O>)) {
                 Ok(next) => {
+                    observe::<O>(ctx, ip);
                     let fuel = fuel - 1;
                     if fuel == 0 {
                         return exit_at::<O>(ctx, next, 0, Exit::Fuel);

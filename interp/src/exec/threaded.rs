@@ -20,9 +20,9 @@ handler_fn! {
         // instruction's `handler` was set from `Threaded::<O>::TABLE` for the
         // same observer type when the program was decoded for this run.
         unsafe {
-            observe::<O>(ctx, ip);
             match B::run::<O>(ip, regs, &mut *(ctx as *mut ops::Ctx<O>)) {
                 Ok(next) => {
+                    observe::<O>(ctx, ip);
                     let fuel = fuel - 1;
                     if fuel == 0 {
                         return exit_at::<O>(ctx, next, 0, Exit::Fuel);

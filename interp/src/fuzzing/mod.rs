@@ -392,11 +392,13 @@ pub fn case(u: &mut Unstructured) -> Result<Case> {
 }
 
 /// Parameters outside their S25 ranges, which the library still accepts:
-/// turn_budget 0, max_passes 0, deadline_passes 0, core_count 0, a cycle
+/// turn_budget 0, max_passes 0, deadline_passes 0, core_count 0 or near
+/// 2^32, a cycle
 /// of modulo 0, empty tables, `arg(k)` with k > 9.
 pub fn out_of_range_params(u: &mut Unstructured) -> Result<Params> {
     let mut p = arbitrary_params(u)?;
-    match u.int_in_range(0..=7)? {
+    match u.int_in_range(0..=8)? {
+        8 => p.core_count = u32::MAX - u.int_in_range(0..=1)?,
         0 => p.turn_budget = 0,
         1 => p.max_passes = 0,
         2 => p.deadline_passes = Some(0),

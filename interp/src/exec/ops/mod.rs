@@ -173,7 +173,7 @@ pub(crate) unsafe fn exit_at<O: Observer>(
     why
 }
 
-/// Counts the execution of `ip` when the observer wants per-pc counts.
+/// Counts the completed micro-op at `ip` when the observer wants per-pc counts.
 #[inline(always)]
 pub(crate) unsafe fn observe<O: Observer>(ctx: *mut (), ip: *const Inst) {
     if O::ENABLED {
