@@ -208,5 +208,8 @@ fn sweep() {
         }
         n += 1;
     }
-    println!("{n} inputs in {:?}, every implementation agreed", start.elapsed());
+    println!(
+        "{n} inputs in {:?}, every implementation agreed",
+        start.elapsed()
+    );
 }
