@@ -65,6 +65,7 @@ fn a_wrong_command_is_reported_with_params_and_the_submitting_micro_op() {
     };
     let impls = boxed(vec![Box::new(Reference), Box::new(Slipped { slip: 0 })]);
     let d = sim_with(Target::SimStructured, &upload, &params, &impls).unwrap_err();
+    println!("{d}");
     assert_eq!(d.target, "sim_structured");
     assert!(d.title.contains("slip0"), "{}", d.title);
     assert!(d.body.contains("command 0 differs"), "{}", d.body);
