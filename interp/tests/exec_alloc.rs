@@ -9,7 +9,8 @@
 //! only, that is every pass of the run.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kmst::exec::{Dispatch, Machine, NoObserver};
 use kmst::fuzzing::job_example;
@@ -17,14 +18,18 @@ use kmst::reference::{Params, Status};
 
 struct Counting;
 
-static COUNTING: AtomicBool = AtomicBool::new(false);
+thread_local! {
+    // Only the test's own thread counts: the test harness's other threads may
+    // allocate at any time (output capture, timing) and are not the kernel.
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: forwards every call to the system allocator unchanged; it only
 // counts calls while COUNTING is set.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
+        if COUNTING.with(Cell::get) {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         }
         // SAFETY: the caller's contract, forwarded.
@@ -37,7 +42,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
+        if COUNTING.with(Cell::get) {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         }
         // SAFETY: the caller's contract, forwarded.
@@ -57,9 +62,9 @@ fn the_pass_loop_does_not_allocate() {
         let mut m = Machine::new(&data, &params);
         m.reserve(1000, 1);
         ALLOCATIONS.store(0, Ordering::SeqCst);
-        COUNTING.store(true, Ordering::SeqCst);
+        COUNTING.with(|c| c.set(true));
         let ran = m.run(dispatch, &mut NoObserver);
-        COUNTING.store(false, Ordering::SeqCst);
+        COUNTING.with(|c| c.set(false));
         let counted = ALLOCATIONS.load(Ordering::SeqCst);
         assert!(ran.is_ok());
         let r = m.into_result();
@@ -75,8 +80,8 @@ fn the_pass_loop_does_not_allocate() {
     // The counter does count: a run without the reserve grows the vectors.
     let mut m = Machine::new(&data, &params);
     ALLOCATIONS.store(0, Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
+    COUNTING.with(|c| c.set(true));
     let _ = m.run(Dispatch::Tail, &mut NoObserver);
-    COUNTING.store(false, Ordering::SeqCst);
+    COUNTING.with(|c| c.set(false));
     assert!(ALLOCATIONS.load(Ordering::SeqCst) > 0);
 }
