@@ -674,7 +674,13 @@ impl Implementation {
 /// Every implementation `kmst corpus check` compares: the reference model and
 /// each compiled dispatch variant.
 pub fn implementations() -> Vec<Implementation> {
-    vec![Implementation::reference()]
+    let mut impls = vec![Implementation::reference()];
+    for &d in crate::exec::Dispatch::fast() {
+        impls.push(Implementation::new(d.name(), move |upload, params| {
+            crate::exec::simulate(upload, params, d)
+        }));
+    }
+    impls
 }
 
 /// A saved stream: its source, its upload and its answer.
