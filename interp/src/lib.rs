@@ -7,6 +7,8 @@
 //! - [`asm`]: the `.kms` assembler and disassembler (`docs/asm.md`).
 //! - [`exec`]: the fast interpreter (tail-call, switch, threaded) and fast kernel;
 //!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
+//! - [`profile`]: how a stream spends its turns (`kmst profile`, docs/profiling.md).
+//! - [`compare`]: the benchmark workloads, timing and statistics of `kmst compare`.
 //! - [`corpus`]: the golden corpus of reference streams and their saved answers.
 //! - [`reference`]: the reference model (re-exported `kmst-reference`), the oracle.
 
@@ -17,10 +19,12 @@
 pub mod asm;
 pub mod builder;
 pub mod check;
+pub mod compare;
 pub mod corpus;
 pub mod exec;
 pub mod format;
 pub mod ops;
+pub mod profile;
 
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

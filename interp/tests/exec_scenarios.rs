@@ -598,3 +598,99 @@ fn a_rejected_upload_is_one_error_event_in_pass_zero() {
     );
     assert_eq!(r.check, err(Reason::UnknownOpcode, 1));
 }
+
+/// A program with the budget or the step limit splitting its ADDI+JNZ pairs
+/// (a superinstruction in the fast variants, docs/dispatch.md).
+fn countdown(max_steps: u32, budget: u32) -> SimResult {
+    // pc0 SET r1, 3; pc1 ADDI r1, r1, -1; pc2 JNZ r1, 1; pc3 HALT r1.
+    // Micro-ops in order: SET, (ADDI, JNZ) x 3 with r1 = 2, 1, 0, HALT: 8.
+    let ops = vec![
+        op(Set, 1, 0, 0, 3),
+        op(Addi, 1, 1, 0, u32::MAX), // -1
+        op(Jnz, 1, 0, 0, 1),
+        op(Halt, 1, 0, 0, 0),
+    ];
+    let params = Params {
+        turn_budget: budget,
+        ..Params::default()
+    };
+    run(&upload(max_steps, 0, 1, 0, ops, vec![]).encode(), &params)
+}
+
+#[test]
+fn budget_between_a_fused_pair_stops_exactly() {
+    // Budget 2: pass 0 runs SET, ADDI (r1 = 2) and stops at the JNZ (pc 2);
+    // pass 1 JNZ, ADDI (r1 = 1); pass 2 JNZ, ADDI (r1 = 0); pass 3 JNZ falls
+    // through and HALT r1 ends the stream with 0: passes = 4.
+    let r = countdown(100, 2);
+    assert_eq!((r.status, r.halt, r.passes), (Status::Ended, Some(0), 4));
+    // Budget 3: pass 0 SET, ADDI, JNZ (at pc 1, r1 = 2); pass 1 ADDI, JNZ,
+    // ADDI (r1 = 0, at pc 2); pass 2 JNZ, HALT: passes = 3.
+    let r = countdown(100, 3);
+    assert_eq!((r.status, r.halt, r.passes), (Status::Ended, Some(0), 3));
+}
+
+#[test]
+fn step_limit_between_a_fused_pair_names_the_second() {
+    // 4 steps: SET, ADDI, JNZ, ADDI; the fifth would be the JNZ at pc 2.
+    let r = countdown(4, 64);
+    assert_eq!(r.error, err(Reason::StepLimit, 2));
+    // 5 steps: ... JNZ taken back to pc 1: the sixth would be the ADDI.
+    let r = countdown(5, 64);
+    assert_eq!(r.error, err(Reason::StepLimit, 1));
+    // Budget 1 and 4 steps: one micro-op per pass, the same stop in pass 4.
+    let r = countdown(4, 1);
+    assert_eq!(r.error, err(Reason::StepLimit, 2));
+    assert_eq!(r.events[0].pass_index, 4);
+}
+
+#[test]
+fn jump_into_the_second_of_a_fused_pair_runs_it_alone() {
+    // pc0 SET r1, 2; pc1 JMP 3; pc2 ADDI r1, r1, -1; pc3 JNZ r1, 2; pc4 HALT r1.
+    // Runs SET, JMP, JNZ (r1 = 2, to pc 2), ADDI (1), JNZ, ADDI (0), JNZ (falls
+    // through), HALT r1 = 0: 8 micro-ops.
+    let ops = vec![
+        op(Set, 1, 0, 0, 2),
+        op(Jmp, 0, 0, 0, 3),
+        op(Addi, 1, 1, 0, u32::MAX),
+        op(Jnz, 1, 0, 0, 2),
+        op(Halt, 1, 0, 0, 0),
+    ];
+    let r = run(
+        &upload(8, 0, 1, 0, ops.clone(), vec![]).encode(),
+        &Params::default(),
+    );
+    assert_eq!((r.status, r.halt, r.passes), (Status::Ended, Some(0), 1));
+    // 3 steps (SET, JMP, JNZ): the fourth would be the ADDI at pc 2.
+    let r = run(
+        &upload(3, 0, 1, 0, ops.clone(), vec![]).encode(),
+        &Params::default(),
+    );
+    assert_eq!(r.error, err(Reason::StepLimit, 2));
+    // 7 steps: the last JNZ falls through to the HALT at pc 4.
+    let r = run(
+        &upload(7, 0, 1, 0, ops, vec![]).encode(),
+        &Params::default(),
+    );
+    assert_eq!(r.error, err(Reason::StepLimit, 4));
+}
+
+#[test]
+fn addi_jlt_pair_split_by_the_budget() {
+    // pc0 SET r2, 3; pc1 ADDI r0, r0, 1; pc2 JLT r0, r2, 1; pc3 HALT r0.
+    // SET, (ADDI, JLT) with r0 = 1, 2 (taken), 3 (falls through), HALT r0 = 3.
+    // Budget 4: pass 0 SET, ADDI, JLT, ADDI (stops at pc 2); pass 1 JLT, ADDI,
+    // JLT, HALT: passes = 2.
+    let ops = vec![
+        op(Set, 2, 0, 0, 3),
+        op(Addi, 0, 0, 0, 1),
+        op(Jlt, 0, 2, 0, 1),
+        op(Halt, 0, 0, 0, 0),
+    ];
+    let params = Params {
+        turn_budget: 4,
+        ..Params::default()
+    };
+    let r = run(&upload(100, 0, 1, 0, ops, vec![]).encode(), &params);
+    assert_eq!((r.status, r.halt, r.passes), (Status::Ended, Some(3), 2));
+}

@@ -146,3 +146,42 @@ fn long_delay_costs_what_a_short_one_does() {
         );
     }
 }
+
+/// The corpus's ALU benchmarks: `alu.kms` (independent chains: dispatch cost)
+/// and `alu_chain.kms` (one serial chain: the latency floor), each variant
+/// measured in turn, five rounds interleaved so the ratios come from one run.
+#[test]
+#[ignore]
+fn corpus_alu_ns_per_micro_op() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/bench");
+    // Worked out in each file's header comment.
+    for (file, steps) in [("alu.kms", 999_625u64), ("alu_chain.kms", 999_671)] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let data = kmst::asm::assemble(&text).unwrap();
+        for budget in budgets() {
+            let params = Params {
+                turn_budget: budget,
+                max_passes: u64::MAX,
+                ..Params::default()
+            };
+            let ds = variants();
+            let mut best = vec![Duration::MAX; ds.len()];
+            for _round in 0..5 {
+                for (k, &d) in ds.iter().enumerate() {
+                    let mut status = None;
+                    let t = best_of(8, || status = Some(simulate(&data, &params, d).status));
+                    assert_eq!(status, Some(Status::Ended));
+                    best[k] = best[k].min(t);
+                }
+            }
+            for (k, d) in ds.iter().enumerate() {
+                println!(
+                    "{file:>14}, budget {budget:>10}, {d:>8}: {:.3} ns/micro-op; {} is {:.2}x as fast",
+                    best[k].as_nanos() as f64 / steps as f64,
+                    ds[0],
+                    best[k].as_secs_f64() / best[0].as_secs_f64()
+                );
+            }
+        }
+    }
+}

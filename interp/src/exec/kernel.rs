@@ -269,6 +269,9 @@ pub(crate) struct Kernel {
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
     pub stopped: bool,
+    /// The queue turn's sorted busy groups, rebuilt in place each turn (a
+    /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
+    groups: Groups,
     pub commands: Vec<SubmittedCommand>,
     pub events: Vec<Event>,
 }
@@ -295,6 +298,10 @@ impl Kernel {
             params: params.clone(),
             queue_moved: false,
             stopped: false,
+            groups: Groups {
+                list: [(0, 0); SLOTS],
+                len: 0,
+            },
             commands: Vec::new(),
             events: Vec::new(),
         }
@@ -469,7 +476,7 @@ impl Kernel {
         if window == 0 || self.busy == u16::MAX {
             return;
         }
-        let mut groups = Groups::of(self);
+        self.groups.rebuild(self.busy, &self.slots);
         // The busy groups only grow during the turn, so once a job of `unfit`
         // cores found no room, no job of as many cores or more can: those are
         // not submitted without asking the allocator again (exact, S20).
@@ -495,7 +502,7 @@ impl Kernel {
             let placed = if (entry & ENTRY_EXCLUSIVE != 0 && pos != 0) || count >= unfit {
                 None
             } else {
-                let first = groups.lowest_fit(count, self.core_count);
+                let first = self.groups.lowest_fit(count, self.core_count);
                 if first.is_none() {
                     unfit = count;
                 }
@@ -516,7 +523,7 @@ impl Kernel {
                         true,
                         obs,
                     );
-                    groups.insert(first, count);
+                    self.groups.insert(first, count);
                     self.queue.remove(pos);
                     self.queue.overtake(pos);
                     removed += 1;
@@ -594,18 +601,15 @@ struct Groups {
 }
 
 impl Groups {
-    fn of(k: &Kernel) -> Groups {
-        let mut g = Groups {
-            list: [(0, 0); SLOTS],
-            len: 0,
-        };
-        let mut busy = k.busy;
+    /// Refills the list with the groups of the `busy` slots.
+    fn rebuild(&mut self, busy: u16, slots: &[Slot; SLOTS]) {
+        self.len = 0;
+        let mut busy = busy;
         while busy != 0 {
-            let s = &k.slots[busy.trailing_zeros() as usize];
-            g.insert(s.first, s.count);
+            let s = &slots[busy.trailing_zeros() as usize];
+            self.insert(s.first, s.count);
             busy &= busy - 1;
         }
-        g
     }
 
     /// Adds the group `[first, first + count)`, keeping the order.

@@ -148,6 +148,22 @@ impl Program {
                 imm,
             });
         }
+        // Superinstructions (ops::for_each_fused): the first of a fused pair
+        // gets the fused index; the second stays as it is, so a jump into it
+        // runs it alone.
+        for pc in 1..op_count {
+            // SAFETY: every `op` above was written from an OpIndex.
+            let (first, second) = unsafe {
+                (
+                    OpIndex::from_byte(insts[pc - 1].op),
+                    OpIndex::from_byte(insts[pc].op),
+                )
+            };
+            if let Some(fused) = OpIndex::fuse(first, second) {
+                insts[pc - 1].op = fused as u8;
+                insts[pc - 1].handler = handler_of(fused);
+            }
+        }
         insts.push(Inst {
             handler: handler_of(OpIndex::End),
             op: OpIndex::End as u8,

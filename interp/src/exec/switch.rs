@@ -2,11 +2,17 @@
 //! over the same pre-decoded program and the same micro-op bodies.
 
 use super::observer::Observer;
-use super::ops::{self, Exit, OpBody, OpIndex, exit_at, observe};
+use super::ops::{self, Exit, OpBody, OpIndex, exit_at, for_each_fused, observe, run_pair};
 use super::program::Inst;
 
 macro_rules! switch_loop {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        for_each_fused!(switch_loop_all [$($name)*]);
+    };
+}
+
+macro_rules! switch_loop_all {
+    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
         /// Runs from `ip` until an exit.
         ///
         /// # Safety
@@ -25,6 +31,21 @@ macro_rules! switch_loop {
                     let flow = match OpIndex::from_byte((*ip).op) {
                         $(OpIndex::$name => <ops::$name as OpBody>::run::<O>(ip, regs, c),)*
                         OpIndex::End => <ops::End as OpBody>::run::<O>(ip, regs, c),
+                        $(OpIndex::$fused => {
+                            // Program::decode gave this index only to a
+                            // `$first` followed by a `$second` (run_pair's contract).
+                            match run_pair::<ops::$first, ops::$second, O>(ip, regs, ctx, fuel) {
+                                Ok((next, left)) => {
+                                    if left == 0 {
+                                        return exit_at::<O>(ctx, next, 0, Exit::Fuel);
+                                    }
+                                    ip = next;
+                                    fuel = left;
+                                    continue;
+                                }
+                                Err(why) => return why,
+                            }
+                        })*
                     };
                     match flow {
                         Ok(next) => {

@@ -6,7 +6,10 @@
 use std::marker::PhantomData;
 
 use super::observer::Observer;
-use super::ops::{self, Exit, HANDLERS, Handler, OpBody, exit_at, handler_fn, observe, tail_call};
+use super::ops::{
+    self, Exit, HANDLERS, Handler, OpBody, exit_at, for_each_fused, handler_fn, observe, run_pair,
+    tail_call,
+};
 use super::program::Inst;
 
 /// The handler table for observer `O`.
@@ -37,12 +40,42 @@ handler_fn! {
     }
 }
 
+handler_fn! {
+    /// The handler of the superinstruction `A` then `B`.
+    fn fused<A: OpBody, B: OpBody, O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+        // SAFETY: as `handler`; Program::decode gave this index only to an
+        // `A` followed by a `B` (run_pair's contract).
+        unsafe {
+            match run_pair::<A, B, O>(ip, regs, ctx, fuel) {
+                Ok((next, fuel)) => {
+                    if fuel == 0 {
+                        return exit_at::<O>(ctx, next, 0, Exit::Fuel);
+                    }
+                    let h = *Tail::<O>::TABLE.get_unchecked(usize::from((*next).op));
+                    tail_call!(h, next, regs, ctx, fuel)
+                }
+                Err(why) => why,
+            }
+        }
+    }
+}
+
 macro_rules! tail_table {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        for_each_fused!(tail_table_all [$($name)*]);
+    };
+}
+
+macro_rules! tail_table_all {
+    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
         impl<O: Observer> Tail<O> {
-            /// One handler per dense index (the order of `for_each_op!`, then End).
-            pub(crate) const TABLE: [Handler; HANDLERS] =
-                [$(handler::<ops::$name, O> as Handler,)* handler::<ops::End, O> as Handler];
+            /// One handler per dense index (the order of `for_each_op!`, then
+            /// End, then the superinstructions).
+            pub(crate) const TABLE: [Handler; HANDLERS] = [
+                $(handler::<ops::$name, O> as Handler,)*
+                handler::<ops::End, O> as Handler,
+                $(fused::<ops::$first, ops::$second, O> as Handler,)*
+            ];
         }
     };
 }

@@ -6,7 +6,8 @@ use std::marker::PhantomData;
 
 use super::observer::Observer;
 use super::ops::{
-    self, Exit, HANDLERS, Handler, OpBody, OpIndex, exit_at, handler_fn, observe, tail_call,
+    self, Exit, HANDLERS, Handler, OpBody, OpIndex, exit_at, for_each_fused, handler_fn, observe,
+    run_pair, tail_call,
 };
 use super::program::Inst;
 
@@ -35,12 +36,40 @@ handler_fn! {
     }
 }
 
+handler_fn! {
+    /// The threaded handler of the superinstruction `A` then `B`.
+    fn fused<A: OpBody, B: OpBody, O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+        // SAFETY: as `handler`; Program::decode gave this index only to an
+        // `A` followed by a `B` (run_pair's contract).
+        unsafe {
+            match run_pair::<A, B, O>(ip, regs, ctx, fuel) {
+                Ok((next, fuel)) => {
+                    if fuel == 0 {
+                        return exit_at::<O>(ctx, next, 0, Exit::Fuel);
+                    }
+                    tail_call!((*next).handler, next, regs, ctx, fuel)
+                }
+                Err(why) => why,
+            }
+        }
+    }
+}
+
 macro_rules! threaded_table {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        for_each_fused!(threaded_table_all [$($name)*]);
+    };
+}
+
+macro_rules! threaded_table_all {
+    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
         impl<O: Observer> Threaded<O> {
             /// The handler each decoded instruction stores, by dense index.
-            pub(crate) const TABLE: [Handler; HANDLERS] =
-                [$(handler::<ops::$name, O> as Handler,)* handler::<ops::End, O> as Handler];
+            pub(crate) const TABLE: [Handler; HANDLERS] = [
+                $(handler::<ops::$name, O> as Handler,)*
+                handler::<ops::End, O> as Handler,
+                $(fused::<ops::$first, ops::$second, O> as Handler,)*
+            ];
         }
     };
 }

@@ -38,7 +38,7 @@ enum Command {
     /// Run every dispatch variant and the reference model on workloads and compare speed.
     Compare(compare_cmd::Args),
     /// Profile how a stream spends its per-pass turns.
-    Profile(profile_cmd::Args),
+    Profile(Box<profile_cmd::Args>),
     /// Re-run a saved fuzz artifact and report any divergence.
     Replay(replay_cmd::Args),
     /// Fill fuzz/corpus/TARGET/ with the fuzz targets' seed corpora.
@@ -54,7 +54,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(*args),
         Command::Corpus(args) => corpus_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args),
-        Command::Profile(args) => profile_cmd::run(args),
+        Command::Profile(args) => profile_cmd::run(*args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::FuzzSeeds(args) => fuzz_seeds_cmd::run(args),
     };

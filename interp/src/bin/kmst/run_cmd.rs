@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kmst::Dispatch;
 use kmst_reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
 
 use crate::common::{CliError, read_file};
@@ -15,6 +16,21 @@ use crate::common::{CliError, read_file};
 pub struct Args {
     /// The upload to run.
     pub file: PathBuf,
+    #[command(flatten)]
+    pub params: ParamsArgs,
+    /// The implementation that runs the stream: a fast dispatch variant compiled
+    /// into this build (tail, switch, threaded) or the reference model; every one
+    /// gives the same answer.
+    #[arg(long, default_value = "tail")]
+    pub dispatch: String,
+    /// Print the S24 JSON object instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The simulation parameters as flags, shared by `kmst run` and `kmst profile`.
+#[derive(clap::Args)]
+pub struct ParamsArgs {
     /// Completion delay: N, never, cycle:BASE:MOD or table:V,V,... (entries may be `never`).
     #[arg(long)]
     pub delay: Option<String>,
@@ -48,19 +64,13 @@ pub struct Args {
     /// Parameters from a JSON file: a params object or a saved answer (its `params`).
     #[arg(long)]
     pub params: Option<PathBuf>,
-    /// The implementation that runs the stream.
-    #[arg(long, default_value = "reference")]
-    pub dispatch: String,
-    /// Print the S24 JSON object instead of a summary.
-    #[arg(long)]
-    pub json: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let params = build_params(&args)?;
-    let runner = dispatch(&args.dispatch)?;
+    let params = build_params(&args.params)?;
+    let dispatch = dispatch(&args.dispatch)?;
     let upload = crate::common::load_upload(&args.file)?;
-    let answer = runner(&upload, &params);
+    let answer = kmst::exec::simulate(&upload, &params, dispatch);
     if args.json {
         let value = answer
             .to_json_value()
@@ -85,22 +95,21 @@ fn print_out(text: &str) -> Result<(), CliError> {
 }
 
 /// A simulator: upload and params in, the answer out.
-pub type Runner = fn(&[u8], &Params) -> SimResult;
-
 /// The implementation `--dispatch NAME` chooses.
-pub fn dispatch(name: &str) -> Result<Runner, CliError> {
-    match name {
-        "reference" => Ok(kmst_reference::simulate),
-        other => Err(CliError::Usage(format!(
-            "--dispatch: unknown implementation `{other}` (known: reference)"
-        ))),
-    }
+pub fn dispatch(name: &str) -> Result<Dispatch, CliError> {
+    name.parse::<Dispatch>()
+        .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))
 }
 
 /// `--params`, then the flags; validated (S25).
-fn build_params(args: &Args) -> Result<Params, CliError> {
+pub fn build_params(args: &ParamsArgs) -> Result<Params, CliError> {
+    build_params_on(Params::default(), args)
+}
+
+/// [`build_params`] on `base` (taken when there is no `--params`).
+pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliError> {
     let mut p = match &args.params {
-        None => Params::default(),
+        None => base,
         Some(path) => {
             let input = |message: String| CliError::Input {
                 path: path.clone(),

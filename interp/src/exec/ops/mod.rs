@@ -184,19 +184,43 @@ pub(crate) unsafe fn observe<O: Observer>(ctx: *mut (), ip: *const Inst) {
     }
 }
 
+/// Calls `$m!` with `[the micro-op names] [the superinstructions]`, where each
+/// superinstruction is `Fused = First + Second;`: a micro-op that is neither a
+/// jump nor able to fail or wait, followed by one that is. Program::decode
+/// gives the first of such a pair the fused handler and keeps the second in
+/// place unchanged, so a jump into the second still runs it alone; the fused
+/// handler counts two micro-ops and stops between them when only one unit of
+/// fuel is left (docs/dispatch.md, "Superinstructions").
+macro_rules! for_each_fused {
+    ($m:ident [$($ops:tt)*]) => {
+        $m! { [$($ops)*] [
+            AddiJlt = Addi + Jlt;
+            AddiJnz = Addi + Jnz;
+        ] }
+    };
+}
+pub(crate) use for_each_fused;
+
 macro_rules! define_op_index {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        for_each_fused!(define_op_index_all [$($name)*]);
+    };
+}
+
+macro_rules! define_op_index_all {
+    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
         /// The dense handler index of each micro-op, in the order of the
-        /// definition list, then the `End` sentinel.
+        /// definition list, then the `End` sentinel, then the superinstructions.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #[repr(u8)]
         pub(crate) enum OpIndex {
             $($name,)*
             End,
+            $($fused,)*
         }
 
-        /// The number of handlers (every micro-op and `End`).
-        pub(crate) const HANDLERS: usize = OpIndex::End as usize + 1;
+        /// The number of handlers (every micro-op, `End`, the superinstructions).
+        pub(crate) const HANDLERS: usize = 0 $(+ { let _ = OpIndex::$fused; 1 })* + OpIndex::End as usize + 1;
 
         impl OpIndex {
             /// The index of an opcode.
@@ -205,11 +229,56 @@ macro_rules! define_op_index {
                     $(Opcode::$name => OpIndex::$name,)*
                 }
             }
+
+            /// The superinstruction of the pair `first` then `second`, if any.
+            pub(crate) fn fuse(first: OpIndex, second: OpIndex) -> Option<OpIndex> {
+                $(if first == OpIndex::$first && second == OpIndex::$second {
+                    return Some(OpIndex::$fused);
+                })*
+                None
+            }
         }
     };
 }
 
 crate::for_each_op!(define_op_index);
+
+/// Runs the superinstruction `A` then `B` at `ip` with `fuel >= 1` units
+/// left, exactly as the two micro-ops one after the other: `Ok((next, fuel
+/// left))`, where a fuel of 1 stops after `A` with `next` at `B` (fuel 0);
+/// `Err` after recording the exit point of the micro-op that stopped.
+///
+/// # Safety
+/// `ip` is a decoded instruction fused from `A` (which returns `ip + 1`) and
+/// the instruction after it is a decoded `B`; `regs` and `ctx` as a handler's.
+#[inline(always)]
+pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+) -> std::result::Result<(*const Inst, u32), Exit> {
+    // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
+    unsafe {
+        let mid = match A::run::<O>(ip, regs, &mut *(ctx as *mut Ctx<O>)) {
+            Ok(mid) => mid,
+            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel, why)),
+        };
+        debug_assert!(mid == ip.add(1));
+        observe::<O>(ctx, ip);
+        if fuel == 1 {
+            // S17: the budget or the steps ran out between the two.
+            return Ok((mid, 0));
+        }
+        match B::run::<O>(mid, regs, &mut *(ctx as *mut Ctx<O>)) {
+            Ok(next) => {
+                observe::<O>(ctx, mid);
+                Ok((next, fuel - 2))
+            }
+            Err(why) => Err(exit_at::<O>(ctx, mid, fuel - 1, why)),
+        }
+    }
+}
 
 impl OpIndex {
     /// The index stored in an instruction.
@@ -217,7 +286,6 @@ impl OpIndex {
     /// # Safety
     /// `byte` was written as `OpIndex as u8` (Program::decode does).
     #[inline(always)]
-    #[cfg_attr(not(any(feature = "switch", feature = "threaded")), allow(dead_code))]
     pub(crate) unsafe fn from_byte(byte: u8) -> OpIndex {
         debug_assert!(usize::from(byte) < HANDLERS);
         // SAFETY: the caller's contract; OpIndex is repr(u8) with dense values.

@@ -1,0 +1,84 @@
+//! iai-callgrind: instructions and estimated cycles (callgrind with its cache
+//! simulation) of every dispatch variant and the reference model on every
+//! bundled workload. Divide by the workload's micro-ops (`kmst compare
+//! --json`, `ops`) for cycles per micro-op. Needs valgrind and
+//! iai-callgrind-runner 0.16.1 (`scripts/install-iai-runner.sh`):
+//! `cargo bench -p kmst-benches --bench dispatch_iai`.
+//!
+//! The workload is assembled in the setup, which callgrind does not count; the
+//! measured function is the whole `simulate` (check, pre-decode, run).
+
+use std::hint::black_box;
+
+use iai_callgrind::{library_benchmark, library_benchmark_group, main};
+use kmst::compare::Workload;
+use kmst::exec::{Dispatch, simulate};
+use kmst::reference::SimResult;
+use kmst_benches::workload;
+
+fn run(w: &Workload, d: Dispatch) -> SimResult {
+    simulate(black_box(&w.upload), &w.params, d)
+}
+
+#[library_benchmark]
+#[bench::alu(args = ("alu"), setup = workload)]
+#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
+#[bench::rand_mod(args = ("rand_mod"), setup = workload)]
+#[bench::branchy(args = ("branchy"), setup = workload)]
+#[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
+#[bench::queue_stress(args = ("queue_stress"), setup = workload)]
+#[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
+#[bench::long_wait(args = ("long_wait"), setup = workload)]
+#[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
+fn tail(w: Workload) -> SimResult {
+    black_box(run(&w, Dispatch::Tail))
+}
+
+#[library_benchmark]
+#[bench::alu(args = ("alu"), setup = workload)]
+#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
+#[bench::rand_mod(args = ("rand_mod"), setup = workload)]
+#[bench::branchy(args = ("branchy"), setup = workload)]
+#[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
+#[bench::queue_stress(args = ("queue_stress"), setup = workload)]
+#[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
+#[bench::long_wait(args = ("long_wait"), setup = workload)]
+#[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
+fn switch(w: Workload) -> SimResult {
+    black_box(run(&w, Dispatch::Switch))
+}
+
+#[library_benchmark]
+#[bench::alu(args = ("alu"), setup = workload)]
+#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
+#[bench::rand_mod(args = ("rand_mod"), setup = workload)]
+#[bench::branchy(args = ("branchy"), setup = workload)]
+#[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
+#[bench::queue_stress(args = ("queue_stress"), setup = workload)]
+#[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
+#[bench::long_wait(args = ("long_wait"), setup = workload)]
+#[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
+fn threaded(w: Workload) -> SimResult {
+    black_box(run(&w, Dispatch::Threaded))
+}
+
+#[library_benchmark]
+#[bench::alu(args = ("alu"), setup = workload)]
+#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
+#[bench::rand_mod(args = ("rand_mod"), setup = workload)]
+#[bench::branchy(args = ("branchy"), setup = workload)]
+#[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
+#[bench::queue_stress(args = ("queue_stress"), setup = workload)]
+#[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
+#[bench::long_wait(args = ("long_wait"), setup = workload)]
+#[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
+fn reference(w: Workload) -> SimResult {
+    black_box(run(&w, Dispatch::Reference))
+}
+
+library_benchmark_group!(
+    name = dispatch;
+    benchmarks = tail, switch, threaded, reference
+);
+
+main!(library_benchmark_groups = dispatch);

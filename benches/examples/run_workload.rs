@@ -1,0 +1,39 @@
+//! Runs one bundled workload with one variant, for profilers:
+//! `cargo build --release -p kmst-benches --example run_workload`, then
+//! `valgrind --tool=callgrind --dump-instr=yes target/release/examples/run_workload alu tail`
+//! or `perf stat target/release/examples/run_workload alu tail 100`.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+
+use kmst::exec::{Dispatch, simulate};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(name), Some(variant)) = (args.first(), args.get(1)) else {
+        eprintln!("usage: run_workload WORKLOAD VARIANT [RUNS]");
+        return ExitCode::from(2);
+    };
+    let runs: u64 = match args.get(2).map(|s| s.parse()) {
+        None => 1,
+        Some(Ok(n)) => n,
+        Some(Err(e)) => {
+            eprintln!("run_workload: RUNS: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let d: Dispatch = match variant.parse() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("run_workload: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let w = kmst_benches::workload(name);
+    let mut passes = 0;
+    for _ in 0..runs {
+        passes = black_box(simulate(black_box(&w.upload), &w.params, d)).passes;
+    }
+    println!("{name} {d}: {runs} runs, {passes} passes each");
+    ExitCode::SUCCESS
+}
