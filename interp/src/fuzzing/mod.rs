@@ -466,3 +466,14 @@ pub fn case_from_seed(seed: u64) -> Case {
         params: Params::default(),
     })
 }
+
+pub mod input;
+pub mod oracle;
+pub mod report;
+pub mod script;
+pub mod seeds;
+pub mod targets;
+
+pub use oracle::{DifferentialOracle, Optimized, Reference};
+pub use report::Divergence;
+pub use targets::{Agreement, Target, fuzz, run};

@@ -6,6 +6,7 @@ mod check_cmd;
 mod common;
 mod compare_cmd;
 mod corpus_cmd;
+mod fuzz_seeds_cmd;
 mod profile_cmd;
 mod replay_cmd;
 mod run_cmd;
@@ -40,6 +41,8 @@ enum Command {
     Profile(Box<profile_cmd::Args>),
     /// Re-run a saved fuzz artifact and report any divergence.
     Replay(replay_cmd::Args),
+    /// Fill fuzz/corpus/TARGET/ with the fuzz targets' seed corpora.
+    FuzzSeeds(fuzz_seeds_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare_cmd::run(args),
         Command::Profile(args) => profile_cmd::run(*args),
         Command::Replay(args) => replay_cmd::run(args),
+        Command::FuzzSeeds(args) => fuzz_seeds_cmd::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -1,0 +1,3 @@
+//! Fuzz target `sim_structured`: see `kmst::fuzzing::targets` and docs/fuzzing.md.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| kmst::fuzzing::fuzz(kmst::fuzzing::Target::SimStructured, data));

@@ -1,0 +1,58 @@
+//! `kmst fuzz-seeds`: fills `fuzz/corpus/TARGET/` with the seed corpora
+//! (`kmst::fuzzing::seeds`: the saved streams behind their prefixes, and
+//! chosen pseudo-random inputs for the structured targets) and writes the
+//! dictionary `fuzz/kmst.dict`.
+//!
+//! Needs the `fuzzing` feature (on by default); without it the command says so.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::common::CliError;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The saved streams to build the raw targets' seeds from.
+    #[arg(long, default_value = kmst::corpus::DEFAULT_DIR)]
+    corpus: PathBuf,
+    /// Where the seed directories go (one per target).
+    #[arg(long, default_value = "fuzz/corpus")]
+    out: PathBuf,
+    /// Where the libFuzzer dictionary goes.
+    #[arg(long, default_value = "fuzz/kmst.dict")]
+    dict: PathBuf,
+}
+
+#[cfg(not(feature = "fuzzing"))]
+pub fn run(_args: Args) -> Result<ExitCode, CliError> {
+    Err(CliError::Usage(
+        "this kmst was built without the `fuzzing` feature".into(),
+    ))
+}
+
+#[cfg(feature = "fuzzing")]
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    imp::run(args)
+}
+
+#[cfg(feature = "fuzzing")]
+mod imp {
+    use std::process::ExitCode;
+
+    use super::Args;
+    use crate::common::CliError;
+
+    use kmst::fuzzing::seeds::{all_seeds, dictionary, write_seeds};
+
+    pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
+        let seeds = all_seeds(&args.corpus).map_err(|e| CliError::Usage(e.to_string()))?;
+        let n = write_seeds(&args.out, &seeds).map_err(|e| CliError::Usage(e.to_string()))?;
+        crate::common::write_file(&args.dict, dictionary().as_bytes())?;
+        println!(
+            "wrote {n} seeds under {} and the dictionary {}",
+            args.out.display(),
+            args.dict.display()
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+}

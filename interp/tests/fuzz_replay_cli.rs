@@ -1,0 +1,85 @@
+//! `kmst replay` as a user runs it: the target from the path or `--target`,
+//! exit 0 when every implementation agrees, 2 on a usage or I/O error, and
+//! `--disasm` printing what the input stands for. (Exit 1, a divergence, is
+//! the report of `kmst::fuzzing::run`; `fuzz_harness.rs` tests the reports.)
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kmst::fuzzing::input::{CheckPrefix, SimPrefix};
+use kmst::fuzzing::job_example;
+use kmst::reference::Params;
+
+fn kmst(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A file `name` under a fresh directory `sub` of the temp dir.
+fn temp(sub: &str, name: &str, contents: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("kmst-replay-cli-{}", std::process::id()))
+        .join(sub);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn the_target_comes_from_the_directory_name() {
+    // A `check` input under .../check/: the plain prefix and the job example,
+    // which both checkers accept.
+    let mut input = CheckPrefix::plain().0.to_vec();
+    input.extend_from_slice(&job_example().encode());
+    let path = temp("artifacts/check", "crash-1", &input);
+    let (code, out, err) = kmst(&["replay", s(&path)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("every implementation agrees"), "{out}");
+    assert!(out.contains("check: none"), "{out}");
+}
+
+#[test]
+fn target_flag_and_disasm() {
+    let params = Params {
+        max_passes: 40,
+        ..Params::default()
+    };
+    let mut input = SimPrefix::encode(&params).0.to_vec();
+    input.extend_from_slice(&job_example().encode());
+    let path = temp("elsewhere", "input", &input);
+    let (code, out, err) = kmst(&["replay", s(&path), "--target", "sim_raw", "--disasm"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The parameters as S24 JSON, then the upload as .kms: the example's
+    // header (max_steps 100,000, deadline 200,000 µs, req 1, seed 1).
+    assert!(out.contains(r#""max_passes":40"#), "{out}");
+    assert!(
+        out.contains(".stream max_steps=100000 deadline_us=200000 req=1 seed=1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    let path = temp("nowhere", "input", b"");
+    // No directory named like a target, no --target.
+    let (code, _, err) = kmst(&["replay", s(&path)]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--target"), "{err}");
+    let (code, _, err) = kmst(&["replay", s(&path), "--target", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown fuzz target `nope`"), "{err}");
+    let (code, _, _) = kmst(&["replay", "/nonexistent/check/x"]);
+    assert_eq!(code, 2);
+}
