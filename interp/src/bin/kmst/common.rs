@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use kmst::reference::Params;
+
 /// A failure that ends a subcommand with exit code 2 and a one-line message.
 #[derive(Debug)]
 pub enum CliError {
@@ -43,16 +45,52 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 /// An upload from a file: a `.kms` file is assembled, anything else is read as bytes.
 pub fn load_upload(path: &Path) -> Result<Vec<u8>, CliError> {
     let bytes = read_file(path)?;
-    if path.extension().is_some_and(|e| e == "kms") {
-        let text = String::from_utf8(bytes).map_err(|_| CliError::Input {
-            path: path.to_owned(),
-            message: "not UTF-8 text".into(),
-        })?;
-        kmst::asm::assemble(&text).map_err(|e| CliError::Input {
-            path: path.to_owned(),
-            message: e.to_string(),
-        })
+    if is_kms(path) {
+        assemble(path, &kms_text(path, bytes)?)
     } else {
         Ok(bytes)
     }
+}
+
+/// A stream to run from a file: its upload and the parameters its source names.
+///
+/// A `.kms` file is assembled and its `;@ params` directive (docs/corpus.md),
+/// when it has one, gives the base parameters; any other file is an upload
+/// run with the defaults. `--params` and the flags override either.
+pub fn load_stream(path: &Path) -> Result<(Vec<u8>, Params), CliError> {
+    let bytes = read_file(path)?;
+    if !is_kms(path) {
+        return Ok((bytes, Params::default()));
+    }
+    let text = kms_text(path, bytes)?;
+    let input = |message: String| CliError::Input {
+        path: path.to_owned(),
+        message,
+    };
+    let name = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let directives =
+        kmst::corpus::parse_directives(&name, &text).map_err(|e| input(e.to_string()))?;
+    let params = Params::from_json_value(&serde_json::Value::Object(directives.params))
+        .map_err(|e| input(format!(";@ params: {e}")))?;
+    Ok((assemble(path, &text)?, params))
+}
+
+fn is_kms(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "kms")
+}
+
+fn kms_text(path: &Path, bytes: Vec<u8>) -> Result<String, CliError> {
+    String::from_utf8(bytes).map_err(|_| CliError::Input {
+        path: path.to_owned(),
+        message: "not UTF-8 text".into(),
+    })
+}
+
+fn assemble(path: &Path, text: &str) -> Result<Vec<u8>, CliError> {
+    kmst::asm::assemble(text).map_err(|e| CliError::Input {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
 }

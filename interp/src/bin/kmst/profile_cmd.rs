@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use kmst::exec::Dispatch;
 use kmst::profile::{self, ProfileError};
 
-use crate::common::{CliError, load_upload};
-use crate::run_cmd::{ParamsArgs, build_params};
+use crate::common::{CliError, load_stream};
+use crate::run_cmd::{ParamsArgs, build_params_on};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -48,7 +48,8 @@ fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let mut params = build_params(&args.params)?;
+    let (upload, base) = load_stream(&args.file)?;
+    let mut params = build_params_on(base, &args.params)?;
     if let Some(b) = args.budget {
         if b == 0 {
             return Err(CliError::Usage("--budget must be at least 1".into()));
@@ -64,7 +65,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             ProfileError::NotObservable(dispatch).to_string(),
         ));
     }
-    let upload = load_upload(&args.file)?;
 
     if let Some(budgets) = &args.sweep {
         if budgets.contains(&0) {

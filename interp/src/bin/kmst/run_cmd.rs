@@ -67,9 +67,9 @@ pub struct ParamsArgs {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let params = build_params(&args.params)?;
     let dispatch = dispatch(&args.dispatch)?;
-    let upload = crate::common::load_upload(&args.file)?;
+    let (upload, base) = crate::common::load_stream(&args.file)?;
+    let params = build_params_on(base, &args.params)?;
     let answer = kmst::exec::simulate(&upload, &params, dispatch);
     if args.json {
         let value = answer
@@ -94,19 +94,14 @@ fn print_out(text: &str) -> Result<(), CliError> {
     }
 }
 
-/// A simulator: upload and params in, the answer out.
 /// The implementation `--dispatch NAME` chooses.
 pub fn dispatch(name: &str) -> Result<Dispatch, CliError> {
     name.parse::<Dispatch>()
         .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))
 }
 
-/// `--params`, then the flags; validated (S25).
-pub fn build_params(args: &ParamsArgs) -> Result<Params, CliError> {
-    build_params_on(Params::default(), args)
-}
-
-/// [`build_params`] on `base` (taken when there is no `--params`).
+/// The run's parameters: `base` (the defaults, or a `.kms` source's
+/// `;@ params`), replaced by `--params` when given, then the flags; validated (S25).
 pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliError> {
     let mut p = match &args.params {
         None => base,
