@@ -2,13 +2,8 @@
 //! worked from the workload sources, the agreement check on a planted
 //! disagreement, and the renderings of a hand-made report.
 
-use std::time::Duration;
-
 use kmst::Observer;
-use kmst::compare::{
-    self, BUNDLED, OpCounter, Report, Settings, Summary, VariantResult, Workload, WorkloadResult,
-    first_disagreement, t975,
-};
+use kmst::compare::{self, BUNDLED, OpCounter, Summary, Workload, first_disagreement, t975};
 use kmst::exec::{Dispatch, simulate, simulate_observed};
 
 fn close(a: f64, b: f64) -> bool {
@@ -190,79 +185,89 @@ fn the_agreement_check_finds_a_planted_disagreement() {
     assert_eq!(d.field, "events.len");
 }
 
-fn hand_report() -> Report {
-    // ns per run: tail 2,000, switch 3,000, reference 200,000 on 1,000 micro-ops
-    // and 10 passes. Speed-ups are per-sample ratios; with one sample each,
-    // tail is 3000/2000 = 1.5x switch and 200000/2000 = 100x reference.
-    let one = |v: f64| Summary::of(&[v]);
-    let variant = |d, ns: f64| VariantResult {
-        variant: d,
-        runs_per_sample: 1,
-        ns_per_run: one(ns),
-        speedup_vs_switch: Some(one(3000.0 / ns)),
-        speedup_vs_reference: Some(one(200_000.0 / ns)),
-    };
-    Report {
-        settings: Settings {
-            samples: 1,
-            sample_time: Duration::from_millis(5),
-        },
-        workloads: vec![WorkloadResult {
-            name: "w".into(),
-            notes: "hand-made".into(),
-            ops: 1_000,
-            passes: 10,
-            variants: vec![
-                variant(Dispatch::Tail, 2_000.0),
-                variant(Dispatch::Switch, 3_000.0),
-                variant(Dispatch::Reference, 200_000.0),
-            ],
-        }],
+/// The renderings of a hand-made report, which names the switch loop (so
+/// they need its feature).
+#[cfg(feature = "switch")]
+mod hand_made {
+    use std::time::Duration;
+
+    use kmst::compare::{self, Report, Settings, Summary, VariantResult, WorkloadResult};
+    use kmst::exec::Dispatch;
+
+    fn hand_report() -> Report {
+        // ns per run: tail 2,000, switch 3,000, reference 200,000 on 1,000 micro-ops
+        // and 10 passes. Speed-ups are per-sample ratios; with one sample each,
+        // tail is 3000/2000 = 1.5x switch and 200000/2000 = 100x reference.
+        let one = |v: f64| Summary::of(&[v]);
+        let variant = |d, ns: f64| VariantResult {
+            variant: d,
+            runs_per_sample: 1,
+            ns_per_run: one(ns),
+            speedup_vs_switch: Some(one(3000.0 / ns)),
+            speedup_vs_reference: Some(one(200_000.0 / ns)),
+        };
+        Report {
+            settings: Settings {
+                samples: 1,
+                sample_time: Duration::from_millis(5),
+            },
+            workloads: vec![WorkloadResult {
+                name: "w".into(),
+                notes: "hand-made".into(),
+                ops: 1_000,
+                passes: 10,
+                variants: vec![
+                    variant(Dispatch::Tail, 2_000.0),
+                    variant(Dispatch::Switch, 3_000.0),
+                    variant(Dispatch::Reference, 200_000.0),
+                ],
+            }],
+        }
     }
-}
 
-#[test]
-fn the_table_shows_per_op_per_pass_and_speedups() {
-    let table = compare::render_table(&hand_report());
-    let tail = table.lines().find(|l| l.starts_with("w ")).unwrap();
-    let cells: Vec<&str> = tail.split_whitespace().collect();
-    // w tail 1,000 10 2.00 [2.00, 2.00] 200 500 1.50 [...] 100 [...]
-    assert_eq!(&cells[..5], ["w", "tail", "1,000", "10", "2.00"]);
-    // ns/pass 2000/10 = 200; Mops/s = 1000 ops / 2000 ns = 0.5e9/s = 500 Mops/s.
-    assert_eq!(cells[7], "200");
-    assert_eq!(cells[8], "500");
-    assert_eq!(cells[9], "1.50");
-    assert_eq!(cells[12], "100");
-    assert!(table.contains("1 samples per cell"));
-}
+    #[test]
+    fn the_table_shows_per_op_per_pass_and_speedups() {
+        let table = compare::render_table(&hand_report());
+        let tail = table.lines().find(|l| l.starts_with("w ")).unwrap();
+        let cells: Vec<&str> = tail.split_whitespace().collect();
+        // w tail 1,000 10 2.00 [2.00, 2.00] 200 500 1.50 [...] 100 [...]
+        assert_eq!(&cells[..5], ["w", "tail", "1,000", "10", "2.00"]);
+        // ns/pass 2000/10 = 200; Mops/s = 1000 ops / 2000 ns = 0.5e9/s = 500 Mops/s.
+        assert_eq!(cells[7], "200");
+        assert_eq!(cells[8], "500");
+        assert_eq!(cells[9], "1.50");
+        assert_eq!(cells[12], "100");
+        assert!(table.contains("1 samples per cell"));
+    }
 
-#[test]
-fn the_json_has_the_documented_shape() {
-    let v = compare::to_json(&hand_report());
-    assert_eq!(v["settings"]["samples"], 1);
-    assert_eq!(v["settings"]["sample_time_ms"], 5);
-    let w = &v["workloads"][0];
-    assert_eq!(w["name"], "w");
-    assert_eq!(w["ops"], 1000);
-    assert_eq!(w["passes"], 10);
-    let tail = &w["variants"][0];
-    assert_eq!(tail["variant"], "tail");
-    assert_eq!(tail["ns_per_run"]["median"], 2000.0);
-    assert_eq!(tail["ns_per_op"]["median"], 2.0);
-    assert_eq!(tail["ns_per_pass"]["median"], 200.0);
-    assert_eq!(tail["ops_per_second"], 5e8);
-    assert_eq!(tail["speedup_vs_switch"]["median"], 1.5);
-    assert_eq!(tail["speedup_vs_reference"]["median"], 100.0);
-    assert_eq!(tail["ns_per_run"]["median_ci"].as_array().unwrap().len(), 2);
-    // One sample: the mean's t-interval is unbounded, written as null.
-    assert_eq!(tail["ns_per_run"]["mean_ci"][0], serde_json::Value::Null);
-}
+    #[test]
+    fn the_json_has_the_documented_shape() {
+        let v = compare::to_json(&hand_report());
+        assert_eq!(v["settings"]["samples"], 1);
+        assert_eq!(v["settings"]["sample_time_ms"], 5);
+        let w = &v["workloads"][0];
+        assert_eq!(w["name"], "w");
+        assert_eq!(w["ops"], 1000);
+        assert_eq!(w["passes"], 10);
+        let tail = &w["variants"][0];
+        assert_eq!(tail["variant"], "tail");
+        assert_eq!(tail["ns_per_run"]["median"], 2000.0);
+        assert_eq!(tail["ns_per_op"]["median"], 2.0);
+        assert_eq!(tail["ns_per_pass"]["median"], 200.0);
+        assert_eq!(tail["ops_per_second"], 5e8);
+        assert_eq!(tail["speedup_vs_switch"]["median"], 1.5);
+        assert_eq!(tail["speedup_vs_reference"]["median"], 100.0);
+        assert_eq!(tail["ns_per_run"]["median_ci"].as_array().unwrap().len(), 2);
+        // One sample: the mean's t-interval is unbounded, written as null.
+        assert_eq!(tail["ns_per_run"]["mean_ci"][0], serde_json::Value::Null);
+    }
 
-#[test]
-fn the_svg_has_a_bar_per_variant_and_the_legend() {
-    let svg = compare::render_svg(&hand_report()).unwrap();
-    assert!(svg.starts_with("<svg"));
-    for name in ["tail", "switch", "reference", "w"] {
-        assert!(svg.contains(&format!(">\n{name}\n<")), "no label {name}");
+    #[test]
+    fn the_svg_has_a_bar_per_variant_and_the_legend() {
+        let svg = compare::render_svg(&hand_report()).unwrap();
+        assert!(svg.starts_with("<svg"));
+        for name in ["tail", "switch", "reference", "w"] {
+            assert!(svg.contains(&format!(">\n{name}\n<")), "no label {name}");
+        }
     }
 }
