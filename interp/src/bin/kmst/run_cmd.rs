@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let text = serde_json::to_string_pretty(&value).expect("a JSON value prints");
         print_out(&format!("{text}\n"))?;
     } else {
-        print_out(&summary(&answer))?;
+        print_out(&summary(&answer, &upload))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -218,7 +218,19 @@ fn kind_name(k: u8) -> &'static str {
 }
 
 /// The readable summary of a run.
-fn summary(r: &SimResult) -> String {
+/// The micro-op at `pc` as assembly, when the upload has one there (an error's
+/// pc may be `op_count`, past the last micro-op, or 0 of a bad header).
+fn op_at(upload: &[u8], pc: u32) -> Option<String> {
+    let op_count = upload.get(8..12)?;
+    let op_count = u32::from_le_bytes(op_count.try_into().ok()?);
+    let at = kmst::format::HEADER_LEN + kmst::format::OP_LEN * pc as usize;
+    let bytes = upload
+        .get(at..at + kmst::format::OP_LEN)
+        .filter(|_| pc < op_count)?;
+    Some(kmst::asm::format_op(&kmst::format::MicroOp::read(bytes)))
+}
+
+fn summary(r: &SimResult, upload: &[u8]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let status = match r.status {
@@ -234,7 +246,13 @@ fn summary(r: &SimResult) -> String {
         let _ = writeln!(s, "check:    reason {} at pc {}", e.reason, e.pc);
     }
     if let Some(e) = r.error {
-        let _ = writeln!(s, "error:    reason {} at pc {}", e.reason, e.pc);
+        let _ = write!(s, "error:    reason {} at pc {}", e.reason, e.pc);
+        match op_at(upload, e.pc) {
+            Some(op) if e.reason.number() > 1 => {
+                let _ = writeln!(s, ": {op}");
+            }
+            _ => s.push('\n'),
+        }
     }
     if let Some(h) = r.halt {
         let _ = writeln!(s, "halt:     {h}");
