@@ -73,3 +73,23 @@ fn every_dispatch_gives_the_same_answer() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown dispatch `bogus`"), "{err}");
 }
+
+#[test]
+fn the_summary_names_the_error_and_its_micro_op() {
+    let dir = std::env::temp_dir().join(format!("kmst-run-cli-mod-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mod_zero.kms");
+    // r0 starts at 0 (S11), so the MOD at pc 1 divides by zero: reason 7 at pc 1.
+    std::fs::write(
+        &path,
+        ".stream max_steps=10 seed=1\nset r1, 5\nmod r2, r1, r0\n",
+    )
+    .unwrap();
+    let (code, out, err) = kmst(&["run", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("status:   error"), "{out}");
+    assert!(
+        out.contains("reason 7 (MOD by zero) at pc 1: mod r2, r1, r0"),
+        "{out}"
+    );
+}
