@@ -20,60 +20,31 @@ fn run(w: &Workload, d: Dispatch) -> SimResult {
     simulate(black_box(&w.upload), &w.params, d)
 }
 
-#[library_benchmark]
-#[bench::alu(args = ("alu"), setup = workload)]
-#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
-#[bench::rand_mod(args = ("rand_mod"), setup = workload)]
-#[bench::branchy(args = ("branchy"), setup = workload)]
-#[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
-#[bench::queue_stress(args = ("queue_stress"), setup = workload)]
-#[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
-#[bench::long_wait(args = ("long_wait"), setup = workload)]
-#[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
-fn tail(w: Workload) -> SimResult {
-    black_box(run(&w, Dispatch::Tail))
+/// One benchmark function per dispatch variant, each over every workload
+/// (the workload list is written once).
+macro_rules! per_variant {
+    ($($name:ident => $dispatch:expr;)*) => {$(
+        #[library_benchmark]
+        #[bench::alu(args = ("alu"), setup = workload)]
+        #[bench::alu_chain(args = ("alu_chain"), setup = workload)]
+        #[bench::rand_mod(args = ("rand_mod"), setup = workload)]
+        #[bench::branchy(args = ("branchy"), setup = workload)]
+        #[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
+        #[bench::queue_stress(args = ("queue_stress"), setup = workload)]
+        #[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
+        #[bench::long_wait(args = ("long_wait"), setup = workload)]
+        #[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
+        fn $name(w: Workload) -> SimResult {
+            black_box(run(&w, $dispatch))
+        }
+    )*};
 }
 
-#[library_benchmark]
-#[bench::alu(args = ("alu"), setup = workload)]
-#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
-#[bench::rand_mod(args = ("rand_mod"), setup = workload)]
-#[bench::branchy(args = ("branchy"), setup = workload)]
-#[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
-#[bench::queue_stress(args = ("queue_stress"), setup = workload)]
-#[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
-#[bench::long_wait(args = ("long_wait"), setup = workload)]
-#[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
-fn switch(w: Workload) -> SimResult {
-    black_box(run(&w, Dispatch::Switch))
-}
-
-#[library_benchmark]
-#[bench::alu(args = ("alu"), setup = workload)]
-#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
-#[bench::rand_mod(args = ("rand_mod"), setup = workload)]
-#[bench::branchy(args = ("branchy"), setup = workload)]
-#[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
-#[bench::queue_stress(args = ("queue_stress"), setup = workload)]
-#[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
-#[bench::long_wait(args = ("long_wait"), setup = workload)]
-#[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
-fn threaded(w: Workload) -> SimResult {
-    black_box(run(&w, Dispatch::Threaded))
-}
-
-#[library_benchmark]
-#[bench::alu(args = ("alu"), setup = workload)]
-#[bench::alu_chain(args = ("alu_chain"), setup = workload)]
-#[bench::rand_mod(args = ("rand_mod"), setup = workload)]
-#[bench::branchy(args = ("branchy"), setup = workload)]
-#[bench::submit_heavy(args = ("submit_heavy"), setup = workload)]
-#[bench::queue_stress(args = ("queue_stress"), setup = workload)]
-#[bench::jobs_1000(args = ("jobs_1000"), setup = workload)]
-#[bench::long_wait(args = ("long_wait"), setup = workload)]
-#[bench::long_wait_1(args = ("long_wait_1"), setup = workload)]
-fn reference(w: Workload) -> SimResult {
-    black_box(run(&w, Dispatch::Reference))
+per_variant! {
+    tail => Dispatch::Tail;
+    switch => Dispatch::Switch;
+    threaded => Dispatch::Threaded;
+    reference => Dispatch::Reference;
 }
 
 library_benchmark_group!(
