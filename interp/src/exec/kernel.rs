@@ -132,7 +132,9 @@ pub(crate) enum Refusal {
 /// turn reads the window from contiguous memory: the slab index (bits 0..6),
 /// the exclusive flag (bit 7) and the core count (bits 8..40).
 pub(crate) struct Queue {
-    jobs: [Job; QUEUE_CAP],
+    /// The slab, on the heap: at 4 KiB it is most of the kernel, which is
+    /// then cheap to move while a run is set up.
+    jobs: Box<[Job; QUEUE_CAP]>,
     /// How often each slab entry's job has been overtaken (S20).
     overtaken: [u32; QUEUE_CAP],
     /// A ring: waiting job k (in queue order) is at `(head + k) % 64`.
@@ -160,7 +162,7 @@ fn entry_count(entry: u64) -> u32 {
 impl Queue {
     fn new() -> Queue {
         Queue {
-            jobs: [Job::default(); QUEUE_CAP],
+            jobs: Box::new([Job::default(); QUEUE_CAP]),
             overtaken: [0; QUEUE_CAP],
             order: [0; QUEUE_CAP],
             head: 0,
