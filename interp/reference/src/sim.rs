@@ -597,8 +597,14 @@ impl<'p> Sim<'p> {
         if self.queue.is_empty() {
             return;
         }
-        let window: Vec<u64> = self.queue.iter().take(QUEUE_WINDOW).map(|j| j.id).collect();
-        for id in window {
+        // The ids of the first QUEUE_WINDOW jobs as the turn starts (a fixed
+        // array: this runs every pass the queue is not empty).
+        let mut window = [0u64; QUEUE_WINDOW];
+        let n = self.queue.len().min(QUEUE_WINDOW);
+        for (w, job) in window.iter_mut().zip(&self.queue) {
+            *w = job.id;
+        }
+        for &id in &window[..n] {
             let Some(slot) = self.lowest_free_slot() else {
                 return;
             };

@@ -132,9 +132,10 @@ pub(crate) enum Refusal {
 /// turn reads the window from contiguous memory: the slab index (bits 0..6),
 /// the exclusive flag (bit 7) and the core count (bits 8..40).
 pub(crate) struct Queue {
-    /// The slab, on the heap: at 4 KiB it is most of the kernel, which is
-    /// then cheap to move while a run is set up.
-    jobs: Box<[Job; QUEUE_CAP]>,
+    /// The slab, on the heap and grown on demand: entry `k` exists once `k`
+    /// jobs have waited at the same time. A run that enqueues nothing
+    /// allocates nothing for it, and the kernel stays cheap to move.
+    jobs: Vec<Job>,
     /// How often each slab entry's job has been overtaken (S20).
     overtaken: [u32; QUEUE_CAP],
     /// A ring: waiting job k (in queue order) is at `(head + k) % 64`.
@@ -162,7 +163,7 @@ fn entry_count(entry: u64) -> u32 {
 impl Queue {
     fn new() -> Queue {
         Queue {
-            jobs: Box::new([Job::default(); QUEUE_CAP]),
+            jobs: Vec::new(),
             overtaken: [0; QUEUE_CAP],
             order: [0; QUEUE_CAP],
             head: 0,
@@ -176,6 +177,11 @@ impl Queue {
         self.len
     }
 
+    /// Room for every entry of the slab, so that no ENQUEUE allocates.
+    pub fn reserve_all(&mut self) {
+        self.jobs.reserve(QUEUE_CAP - self.jobs.len());
+    }
+
     fn push(&mut self, job: Job) {
         debug_assert!(self.len < QUEUE_CAP);
         let at = self.free.trailing_zeros() as usize;
@@ -185,7 +191,12 @@ impl Queue {
         } else {
             0
         };
-        self.jobs[at] = job;
+        // The lowest free entry is at most one past the slab's end.
+        if at == self.jobs.len() {
+            self.jobs.push(job);
+        } else {
+            self.jobs[at] = job;
+        }
         self.overtaken[at] = 0;
         self.order[(self.head + self.len) % QUEUE_CAP] =
             at as u64 | exclusive | u64::from(job.count) << 8;

@@ -128,9 +128,10 @@ impl Machine {
                 };
                 m.regs[0][15] = h.seed; // S11
                 // Some room for the answer up front, so that short runs do
-                // not grow the vectors in the pass loop.
-                m.kernel.commands.reserve(256);
-                m.kernel.events.reserve(16);
+                // not grow the vectors in the pass loop (more would cost
+                // every tiny run a large allocation; `reserve` gives more).
+                m.kernel.commands.reserve(32);
+                m.kernel.events.reserve(4);
                 m.n_streams = 1;
                 m.program = Some(program);
             }
@@ -138,10 +139,12 @@ impl Machine {
         m
     }
 
-    /// Reserves room in the result vectors (so a run of known size allocates nothing).
+    /// Reserves room in the result vectors and the whole job queue (so a
+    /// run of known size allocates nothing).
     pub fn reserve(&mut self, commands: usize, events: usize) {
         self.kernel.commands.reserve(commands);
         self.kernel.events.reserve(events);
+        self.kernel.queue.reserve_all();
     }
 
     /// Runs the passes with the given fast variant, calling `obs`'s hooks.

@@ -96,6 +96,22 @@ pub fn implementations() -> Vec<Box<dyn DifferentialOracle>> {
     all
 }
 
+thread_local! {
+    static IMPLEMENTATIONS: Vec<Box<dyn DifferentialOracle>> = implementations();
+    static CHECKERS: Vec<Box<dyn DifferentialOracle>> = checkers();
+}
+
+/// Calls `f` with [`implementations`], made once per thread (a fuzz target
+/// runs millions of inputs; under ASan every allocation counts).
+pub fn with_implementations<R>(f: impl FnOnce(&[Box<dyn DifferentialOracle>]) -> R) -> R {
+    IMPLEMENTATIONS.with(|i| f(i))
+}
+
+/// Calls `f` with [`checkers`], made once per thread.
+pub fn with_checkers<R>(f: impl FnOnce(&[Box<dyn DifferentialOracle>]) -> R) -> R {
+    CHECKERS.with(|c| f(c))
+}
+
 /// The implementations a checker comparison needs: the reference checker and
 /// the optimized one (every fast variant shares the optimized checker).
 pub fn checkers() -> Vec<Box<dyn DifferentialOracle>> {

@@ -31,7 +31,9 @@ use crate::format::{
     HEADER_LEN, OP_LEN, TEMPLATE_LEN, Upload, read_u32, templates_offset, upload_len,
 };
 use crate::fuzzing::input::{CheckPrefix, SimPrefix};
-use crate::fuzzing::oracle::{DifferentialOracle, RunArgs, checkers, implementations};
+use crate::fuzzing::oracle::{
+    DifferentialOracle, RunArgs, checkers, with_checkers, with_implementations,
+};
 use crate::fuzzing::report::{Divergence, caught, compare_runs, disasm_around, verdict_text};
 use crate::fuzzing::script::Script;
 use crate::ops::{ImmKind, Opcode, RegField};
@@ -209,7 +211,7 @@ fn check_target(input: &[u8]) -> Result<Agreement, Divergence> {
     let (prefix, data) = CheckPrefix::split(input);
     let region = prefix.region_size(data);
     let args = prefix.run_args(data);
-    check_with(Target::Check, data, region, &args, &checkers())
+    with_checkers(|c| check_with(Target::Check, data, region, &args, c))
 }
 
 /// The `check` target's comparison on `data` with these implementations
@@ -459,12 +461,16 @@ pub fn sim_with(
 ) -> Result<Agreement, Divergence> {
     let (first, rest) = impls.split_first().expect("at least one implementation");
     let want = caught(|| first.simulate(upload, params));
-    let got: Vec<(String, Result<SimResult, String>)> = rest
+    let got: Vec<Result<SimResult, String>> = rest
         .iter()
-        .map(|i| (i.name(), caught(|| i.simulate(upload, params))))
+        .map(|i| caught(|| i.simulate(upload, params)))
         .collect();
-    if let Some(d) = compare_runs(target.name(), upload, params, &want, &got) {
-        return Err(d);
+    if got.iter().any(|g| *g != want) {
+        let named: Vec<(String, Result<SimResult, String>)> =
+            rest.iter().map(|i| i.name()).zip(got).collect();
+        if let Some(d) = compare_runs(target.name(), upload, params, &want, &named) {
+            return Err(d);
+        }
     }
     match want {
         Ok(r) => Ok(Agreement::Sim {
@@ -486,7 +492,7 @@ pub fn sim_with(
 fn sim_raw(input: &[u8]) -> Result<Agreement, Divergence> {
     let (prefix, upload) = SimPrefix::split(input);
     let params = prefix.params();
-    sim_with(Target::SimRaw, upload, &params, &implementations())
+    with_implementations(|i| sim_with(Target::SimRaw, upload, &params, i))
 }
 
 /// The most passes a `sim_structured` run takes: the generator asks for up
@@ -506,12 +512,7 @@ fn sim_structured(input: &[u8]) -> Result<Agreement, Divergence> {
     let Some(case) = structured_case(input) else {
         return Ok(Agreement::Skipped);
     };
-    sim_with(
-        Target::SimStructured,
-        &case.upload,
-        &case.params,
-        &implementations(),
-    )
+    with_implementations(|i| sim_with(Target::SimStructured, &case.upload, &case.params, i))
 }
 
 fn builder(input: &[u8]) -> Result<Agreement, Divergence> {
@@ -559,7 +560,7 @@ pub fn builder_with(script: &Script) -> Result<Agreement, Divergence> {
         ));
     }
     let len = bytes.len() as u64;
-    for c in checkers() {
+    for c in &checkers() {
         if let Err(e) = c.check(&bytes, len) {
             return Err(divergence(
                 target,

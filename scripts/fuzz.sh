@@ -1,0 +1,127 @@
+#!/bin/bash
+# The fuzz targets with the build and libFuzzer options each one is run with
+# (docs/fuzzing.md). CI (.ci/run) and ClusterFuzzLite (.clusterfuzzlite/build.sh)
+# call this script, so the options live here only.
+#
+#   scripts/fuzz.sh build                      build every target
+#   scripts/fuzz.sh run TARGET [SECONDS] [-- LIBFUZZER_ARGS...]
+#                                              fuzz TARGET (default 60 s) from a
+#                                              temporary copy of its seeds, with
+#                                              the dictionary; exit 1 on a finding
+#   scripts/fuzz.sh bin TARGET                 the path of TARGET's binary
+#   scripts/fuzz.sh options TARGET             TARGET's libFuzzer options as a
+#                                              ClusterFuzzLite/OSS-Fuzz .options file
+#   scripts/fuzz.sh list                       the targets
+#
+# Options per target:
+# - Every target: release build with debug assertions (-O --debug-assertions),
+#   AddressSanitizer, the dictionary fuzz/kmst.dict.
+# - sim_structured: built without comparison tracing (--no-trace-compares)
+#   in its own target directory, and run with the vanilla scheduler
+#   (-entropic=0). Its input is generator bytes (arbitrary::Unstructured),
+#   which no comparison in the kmst code reads directly, so the traced
+#   comparisons guide nothing; they and the entropic scheduler's per-feature
+#   bookkeeping over four implementations' coverage cost most of its time.
+#   docs/fuzzing.md ("Exec rate") has the measurements.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+triple=x86_64-unknown-linux-gnu
+
+# cargo-fuzz build options of a target (also given to `cargo fuzz run`, which
+# builds first, so that it finds the same binary).
+build_args() {
+  case "$1" in
+    sim_structured) echo "-O --debug-assertions --no-trace-compares --target-dir fuzz/target/untraced" ;;
+    *) echo "-O --debug-assertions" ;;
+  esac
+}
+
+# libFuzzer options of a target, as name=value pairs.
+libfuzzer_options() {
+  case "$1" in
+    sim_structured) echo "entropic=0" ;;
+    *) ;;
+  esac
+}
+
+target_dir() {
+  case "$1" in
+    sim_structured) echo "fuzz/target/untraced" ;;
+    *) echo "fuzz/target" ;;
+  esac
+}
+
+targets() {
+  cargo fuzz list
+}
+
+usage() {
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+}
+
+cmd="${1:-}"
+[ -n "$cmd" ] || usage
+shift
+case "$cmd" in
+  list)
+    targets
+    ;;
+  build)
+    for t in $(targets); do
+      # shellcheck disable=SC2046
+      cargo fuzz build $(build_args "$t") "$t"
+    done
+    ;;
+  bin)
+    [ $# -eq 1 ] || usage
+    echo "$(target_dir "$1")/$triple/release/$1"
+    ;;
+  options)
+    [ $# -eq 1 ] || usage
+    opts="$(libfuzzer_options "$1")"
+    if [ -n "$opts" ]; then
+      echo "[libfuzzer]"
+      for o in $opts; do echo "${o%%=*} = ${o#*=}"; done
+    fi
+    ;;
+  run)
+    [ $# -ge 1 ] || usage
+    target="$1"
+    shift
+    seconds=60
+    if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+      seconds="$1"
+      shift
+    fi
+    [ "${1:-}" = "--" ] && shift
+    if ! targets | grep -qx "$target"; then
+      echo "unknown fuzz target \`$target\` (targets: $(targets | tr '\n' ' '))" >&2
+      exit 2
+    fi
+    work="$(mktemp -d)"
+    trap 'rm -rf "$work"' EXIT
+    # libFuzzer writes new inputs into the first directory: a temporary one,
+    # so the committed seeds stay as they are.
+    if [ -d "fuzz/corpus/$target" ]; then
+      cp -R "fuzz/corpus/$target/." "$work/"
+    fi
+    extra=()
+    for o in $(libfuzzer_options "$target"); do extra+=("-$o"); done
+    # shellcheck disable=SC2046
+    cargo fuzz run $(build_args "$target") "$target" "$work" -- \
+      -max_total_time="$seconds" -dict="$PWD/fuzz/kmst.dict" -print_final_stats=1 \
+      "${extra[@]}" "$@" || {
+      echo "fuzz target $target failed; its input is in fuzz/artifacts/$target/" >&2
+      echo "(the report again: cargo run -p kmst -- replay fuzz/artifacts/$target/FILE)" >&2
+      exit 1
+    }
+    ;;
+  -h | --help | help)
+    usage
+    ;;
+  *)
+    usage
+    ;;
+esac
