@@ -17,12 +17,13 @@
 # - Every target: release build with debug assertions (-O --debug-assertions),
 #   AddressSanitizer, the dictionary fuzz/kmst.dict.
 # - sim_structured: built without comparison tracing (--no-trace-compares)
-#   in its own target directory, and run with the vanilla scheduler
-#   (-entropic=0). Its input is generator bytes (arbitrary::Unstructured),
-#   which no comparison in the kmst code reads directly, so the traced
-#   comparisons guide nothing; they and the entropic scheduler's per-feature
-#   bookkeeping over four implementations' coverage cost most of its time.
-#   docs/fuzzing.md ("Exec rate") has the measurements.
+#   in its own target directory. Its input is generator bytes
+#   (arbitrary::Unstructured), which no comparison in the kmst code reads
+#   directly, so the traced comparisons guide nothing; over four
+#   implementations they cost 40 % of its time. docs/fuzzing.md ("Exec rate")
+#   has the measurements.
+# - libfuzzer_options: none for now; a target's entries there go to CI's runs
+#   and to ClusterFuzzLite's TARGET.options.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +41,6 @@ build_args() {
 # libFuzzer options of a target, as name=value pairs.
 libfuzzer_options() {
   case "$1" in
-    sim_structured) echo "entropic=0" ;;
     *) ;;
   esac
 }
