@@ -96,8 +96,10 @@ case "$cmd" in
       shift
     fi
     [ "${1:-}" = "--" ] && shift
-    if ! targets | grep -qx "$target"; then
-      echo "unknown fuzz target \`$target\` (targets: $(targets | tr '\n' ' '))" >&2
+    # The list first, then the test: `grep -q` would close the pipe early.
+    all="$(targets)"
+    if ! grep -qx -- "$target" <<<"$all"; then
+      echo "unknown fuzz target \`$target\` (targets: $(tr '\n' ' ' <<<"$all"))" >&2
       exit 2
     fi
     work="$(mktemp -d)"
