@@ -1,7 +1,7 @@
 #!/bin/bash -eu
 # ClusterFuzzLite / OSS-Fuzz build: every kmst fuzz target, with its seed
-# corpus, the dictionary and its libFuzzer options (docs/fuzzing.md).
-# scripts/fuzz.sh holds each target's build and libFuzzer options.
+# corpus and the dictionary (docs/fuzzing.md). scripts/fuzz.sh holds each
+# target's build options.
 cd "$SRC/kmst"
 scripts/fuzz.sh build
 for target in $(scripts/fuzz.sh list); do
@@ -10,8 +10,4 @@ for target in $(scripts/fuzz.sh list); do
     (cd "fuzz/corpus/$target" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
   fi
   cp fuzz/kmst.dict "$OUT/$target.dict"
-  options="$(scripts/fuzz.sh options "$target")"
-  if [ -n "$options" ]; then
-    printf '%s\n' "$options" > "$OUT/$target.options"
-  fi
 done

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The fuzz targets with the build and libFuzzer options each one is run with
+# The fuzz targets, each built and run with its own options
 # (docs/fuzzing.md). CI (.ci/run) and ClusterFuzzLite (.clusterfuzzlite/build.sh)
 # call this script, so the options live here only.
 #
@@ -9,8 +9,6 @@
 #                                              temporary copy of its seeds, with
 #                                              the dictionary; exit 1 on a finding
 #   scripts/fuzz.sh bin TARGET                 the path of TARGET's binary
-#   scripts/fuzz.sh options TARGET             TARGET's libFuzzer options as a
-#                                              ClusterFuzzLite/OSS-Fuzz .options file
 #   scripts/fuzz.sh list                       the targets
 #
 # Options per target:
@@ -22,8 +20,6 @@
 #   directly, so the traced comparisons guide nothing; over four
 #   implementations they cost 40 % of its time. docs/fuzzing.md ("Exec rate")
 #   has the measurements.
-# - libfuzzer_options: none for now; a target's entries there go to CI's runs
-#   and to ClusterFuzzLite's TARGET.options.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,18 +29,12 @@ triple=x86_64-unknown-linux-gnu
 # builds first, so that it finds the same binary).
 build_args() {
   case "$1" in
-    sim_structured) echo "-O --debug-assertions --no-trace-compares --target-dir fuzz/target/untraced" ;;
+    sim_structured) echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")" ;;
     *) echo "-O --debug-assertions" ;;
   esac
 }
 
-# libFuzzer options of a target, as name=value pairs.
-libfuzzer_options() {
-  case "$1" in
-    *) ;;
-  esac
-}
-
+# Where a target's build goes.
 target_dir() {
   case "$1" in
     sim_structured) echo "fuzz/target/untraced" ;;
@@ -57,7 +47,7 @@ targets() {
 }
 
 usage() {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -77,14 +67,6 @@ case "$cmd" in
   bin)
     [ $# -eq 1 ] || usage
     echo "$(target_dir "$1")/$triple/release/$1"
-    ;;
-  options)
-    [ $# -eq 1 ] || usage
-    opts="$(libfuzzer_options "$1")"
-    if [ -n "$opts" ]; then
-      echo "[libfuzzer]"
-      for o in $opts; do echo "${o%%=*} = ${o#*=}"; done
-    fi
     ;;
   run)
     [ $# -ge 1 ] || usage
@@ -109,12 +91,10 @@ case "$cmd" in
     if [ -d "fuzz/corpus/$target" ]; then
       cp -R "fuzz/corpus/$target/." "$work/"
     fi
-    extra=()
-    for o in $(libfuzzer_options "$target"); do extra+=("-$o"); done
     # shellcheck disable=SC2046
     cargo fuzz run $(build_args "$target") "$target" "$work" -- \
       -max_total_time="$seconds" -dict="$PWD/fuzz/kmst.dict" -print_final_stats=1 \
-      "${extra[@]}" "$@" || {
+      "$@" || {
       echo "fuzz target $target failed; its input is in fuzz/artifacts/$target/" >&2
       echo "(the report again: cargo run -p kmst -- replay fuzz/artifacts/$target/FILE)" >&2
       exit 1

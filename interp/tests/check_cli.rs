@@ -1,26 +1,12 @@
 //! `kmst check`, `kmst asm` and `kmst disasm` as a user runs them: exit codes 0/1/2 and output.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
+use common::kmst;
 
-fn kmst(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::path::PathBuf;
 
 fn temp(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kmst-check-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
+    common::temp_in("check-cli", "", name, contents)
 }
 
 const GOOD: &str = ".stream max_steps=10 seed=1 req=5\nhalt r0\n";

@@ -3,34 +3,18 @@
 //! `--disasm` printing what the input stands for. (Exit 1, a divergence, is
 //! the report of `kmst::fuzzing::run`; `fuzz_harness.rs` tests the reports.)
 
+mod common;
+use common::kmst;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use kmst::fuzzing::input::{CheckPrefix, SimPrefix};
 use kmst::fuzzing::job_example;
 use kmst::reference::Params;
 
-fn kmst(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// A file `name` under a fresh directory `sub` of the temp dir.
 fn temp(sub: &str, name: &str, contents: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("kmst-replay-cli-{}", std::process::id()))
-        .join(sub);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
+    common::temp_in("replay-cli", sub, name, contents)
 }
 
 fn s(p: &Path) -> &str {

@@ -1,29 +1,15 @@
 //! `kmst profile` as a user runs it: the flags of `kmst run`, `--budget`,
 //! `--sweep`, `--trace`, `--json`, and the exit codes.
 
+mod common;
+use common::kmst;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
-fn kmst(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn temp(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kmst-profile-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
+    common::temp_in("profile-cli", "", name, contents)
 }
 
 /// Two commands then WAIT 0 (pc 2) and HALT: with delay D both are acked

@@ -2,20 +2,10 @@
 //! parameters, `--params` and the flags override it, and every `--dispatch`
 //! gives the same answer.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
+use common::kmst;
 
-fn kmst(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args(args)
-        .output()
-        .expect("kmst runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::path::PathBuf;
 
 /// One SUBMIT, then WAIT 0 and HALT, with a completion delay of 3 by directive.
 fn stream_file() -> PathBuf {
