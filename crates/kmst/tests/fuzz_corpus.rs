@@ -9,7 +9,7 @@ use kmst::fuzzing::seeds::corpus_seeds;
 use kmst::fuzzing::{Target, run};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// The files of `dir` (none if it does not exist), sorted.

@@ -34,32 +34,32 @@ use crate::reference::{Params, SimResult};
 
 /// The bundled workloads: name and `.kms` source, in the order they are reported.
 pub const BUNDLED: [(&str, &str); 9] = [
-    ("alu", include_str!("../../corpus/bench/alu.kms")),
+    ("alu", include_str!("../../../corpus/bench/alu.kms")),
     (
         "alu_chain",
-        include_str!("../../corpus/bench/alu_chain.kms"),
+        include_str!("../../../corpus/bench/alu_chain.kms"),
     ),
-    ("rand_mod", include_str!("../../corpus/bench/rand_mod.kms")),
-    ("branchy", include_str!("../../corpus/bench/branchy.kms")),
+    ("rand_mod", include_str!("../../../corpus/bench/rand_mod.kms")),
+    ("branchy", include_str!("../../../corpus/bench/branchy.kms")),
     (
         "submit_heavy",
-        include_str!("../../corpus/bench/submit_heavy.kms"),
+        include_str!("../../../corpus/bench/submit_heavy.kms"),
     ),
     (
         "queue_stress",
-        include_str!("../../corpus/bench/queue_stress.kms"),
+        include_str!("../../../corpus/bench/queue_stress.kms"),
     ),
     (
         "jobs_1000",
-        include_str!("../../corpus/streams/jobs_1000.kms"),
+        include_str!("../../../corpus/streams/jobs_1000.kms"),
     ),
     (
         "long_wait",
-        include_str!("../../corpus/bench/long_wait.kms"),
+        include_str!("../../../corpus/bench/long_wait.kms"),
     ),
     (
         "long_wait_1",
-        include_str!("../../corpus/bench/long_wait_1.kms"),
+        include_str!("../../../corpus/bench/long_wait_1.kms"),
     ),
 ];
 

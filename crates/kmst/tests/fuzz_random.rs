@@ -86,7 +86,7 @@ fn mutate(bytes: &[u8], i: u64) -> Vec<u8> {
 }
 
 fn mutated_seeds(target: Target, count: u64) -> Vec<Agreement> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/streams");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/streams");
     let seeds: Vec<Vec<u8>> = corpus_seeds(&dir)
         .unwrap()
         .into_iter()
@@ -185,7 +185,7 @@ fn sweep() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(60);
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/streams");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/streams");
     let seeds = corpus_seeds(&dir).unwrap();
     let raw: Vec<&kmst::fuzzing::seeds::Seed> = seeds.iter().collect();
     let start = Instant::now();

@@ -153,7 +153,7 @@ fn long_delay_costs_what_a_short_one_does() {
 #[test]
 #[ignore]
 fn corpus_alu_ns_per_micro_op() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/bench");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/bench");
     // Worked out in each file's header comment.
     for (file, steps) in [("alu.kms", 999_625u64), ("alu_chain.kms", 999_671)] {
         let text = std::fs::read_to_string(root.join(file)).unwrap();

@@ -21,7 +21,7 @@ fn kms_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn corpus_sources_round_trip() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
     let mut files = Vec::new();
     kms_files(&root, &mut files);
     for path in files {

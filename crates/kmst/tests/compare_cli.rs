@@ -7,7 +7,7 @@ fn kmst() -> Command {
 }
 
 fn workspace_file(rel: &str) -> String {
-    format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
 }
 
 #[test]

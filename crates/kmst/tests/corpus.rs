@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use kmst::corpus;
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/streams")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/streams")
 }
 
 fn names() -> Vec<String> {
