@@ -7,8 +7,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use kmst::compare::count_ops;
 use kmst::exec::{Dispatch, simulate};
+use kmst_harness::compare::count_ops;
 
 fn dispatch(c: &mut Criterion) {
     for w in kmst_benches::workloads() {

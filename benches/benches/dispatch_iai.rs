@@ -11,10 +11,10 @@
 use std::hint::black_box;
 
 use iai_callgrind::{library_benchmark, library_benchmark_group, main};
-use kmst::compare::Workload;
 use kmst::exec::{Dispatch, simulate};
 use kmst::reference::SimResult;
 use kmst_benches::workload;
+use kmst_harness::compare::Workload;
 
 fn run(w: &Workload, d: Dispatch) -> SimResult {
     simulate(black_box(&w.upload), &w.params, d)

@@ -1,8 +1,8 @@
 //! What the dispatch benchmarks share: the workloads of `kmst compare`
-//! ([`kmst::compare::BUNDLED`]), so that criterion, iai-callgrind and
+//! ([`kmst_harness::compare::BUNDLED`]), so that criterion, iai-callgrind and
 //! `kmst compare` measure the same streams with the same parameters.
 
-use kmst::compare::{self, Workload};
+use kmst_harness::compare::{self, Workload};
 
 /// The bundled workload `name`, assembled; panics on an unknown name or a
 /// source that does not assemble (a defect of the bench itself).
@@ -23,7 +23,7 @@ pub fn workloads() -> Vec<Workload> {
 mod tests {
     #[test]
     fn every_bundled_workload_loads() {
-        for (name, _) in kmst::compare::BUNDLED {
+        for (name, _) in kmst_harness::compare::BUNDLED {
             assert_eq!(super::workload(name).name, name);
         }
     }

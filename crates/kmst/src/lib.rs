@@ -4,30 +4,26 @@
 //! - [`format`]: the upload layout, encode and decode.
 //! - [`check`]: the optimized checker.
 //! - [`builder`]: the stream builder (S7..S9).
-//! - [`asm`]: the `.kms` assembler and disassembler (`docs/asm.md`).
+//! - [`asm`] (feature `asm`, default): the `.kms` assembler and disassembler
+//!   (`docs/asm.md`).
 //! - [`exec`]: the fast interpreter (tail-call, switch, threaded) and fast kernel;
 //!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
-//! - [`profile`]: how a stream spends its turns (`kmst profile`, docs/profiling.md).
-//! - [`compare`]: the benchmark workloads, timing and statistics of `kmst compare`.
-//! - [`corpus`]: the golden corpus of reference streams and their saved answers.
 //! - [`reference`]: the reference model (re-exported `kmst-reference`), the oracle.
+//!
+//! The corpus, `kmst compare`, the profiler and the fuzzing oracles live in
+//! crate `kmst-harness`; the `kmst` command line in crate `kmst-cli`.
 
 #![feature(explicit_tail_calls)]
 #![cfg_attr(kmst_preserve_none, feature(rust_preserve_none_cc))]
 #![allow(incomplete_features)]
 
+#[cfg(feature = "asm")]
 pub mod asm;
 pub mod builder;
 pub mod check;
-pub mod compare;
-pub mod corpus;
 pub mod exec;
 pub mod format;
 pub mod ops;
-pub mod profile;
-
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
 
 pub use exec::{Dispatch, Observer, TurnEnd, simulate as simulate_with};
 pub use kmst_reference as reference;

@@ -1,0 +1,75 @@
+//! `kmst replay`: re-runs a saved fuzz input through its target's comparison
+//! (`kmst_harness::fuzzing::run`, the very code the fuzz target calls) and prints
+//! what the implementations agreed on, or the divergence report.
+//! Exit 0 when they agree, 1 on a divergence, 2 on a usage or I/O error.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::common::{CliError, read_file};
+use kmst_harness::fuzzing::Target;
+use kmst_harness::fuzzing::report::params_json;
+use kmst_harness::fuzzing::targets::decode_input;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The saved input (a libFuzzer artifact, a seed, a regression file).
+    artifact: PathBuf,
+    /// The fuzz target: check, sim_raw, sim_structured or builder. By default
+    /// the first directory of the artifact's path named like a target
+    /// (`fuzz/artifacts/TARGET/...`, `fuzz/regressions/TARGET/...`).
+    #[arg(long)]
+    target: Option<String>,
+    /// Also print the upload the input stands for (as `.kms`) and its parameters.
+    #[arg(long)]
+    disasm: bool,
+}
+
+/// The target named by a directory of `path`, innermost first.
+fn target_from_path(path: &Path) -> Option<Target> {
+    path.parent()?
+        .ancestors()
+        .filter_map(|p| p.file_name()?.to_str()?.parse().ok())
+        .next()
+}
+
+pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
+    let target = match &args.target {
+        Some(name) => name
+            .parse::<Target>()
+            .map_err(|e| CliError::Usage(e.to_string()))?,
+        None => target_from_path(&args.artifact).ok_or_else(|| {
+            CliError::Usage(format!(
+                "cannot tell the fuzz target from the path {}; give --target",
+                args.artifact.display()
+            ))
+        })?,
+    };
+    let data = read_file(&args.artifact)?;
+    // A closed pipe (`| head`) is not an error: the outcome is the exit code.
+    let mut out = std::io::stdout().lock();
+    if args.disasm {
+        let (upload, params) = decode_input(target, &data);
+        if let Some(p) = params {
+            let _ = writeln!(out, "; params: {}", params_json(&p));
+        }
+        let _ = write!(out, "{}", kmst::asm::disassemble(&upload));
+    }
+    match kmst_harness::fuzzing::run(target, &data) {
+        Ok(agreement) => {
+            let _ = writeln!(
+                out,
+                "{target}: {} ({} bytes): every implementation agrees; {agreement}",
+                args.artifact.display(),
+                data.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(divergence) => {
+            let _ = writeln!(out, "{}: {divergence}", args.artifact.display());
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! `kmst run`: simulate one stream and print its answer (a summary, or the S24 JSON).
+//!
+//! The parameters come from `--params FILE.json` (a bare params object or a
+//! whole saved answer), then the flags override them; they are validated (S25)
+//! before anything runs.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use kmst::Dispatch;
+use kmst::reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
+
+use crate::common::{CliError, read_file};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The upload to run.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub params: ParamsArgs,
+    /// The implementation that runs the stream: a fast dispatch variant compiled
+    /// into this build (tail, switch, threaded) or the reference model; every one
+    /// gives the same answer.
+    #[arg(long, default_value = "tail")]
+    pub dispatch: String,
+    /// Print the S24 JSON object instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The simulation parameters as flags, shared by `kmst run` and `kmst profile`.
+#[derive(clap::Args)]
+pub struct ParamsArgs {
+    /// Completion delay: N, never, cycle:BASE:MOD or table:V,V,... (entries may be `never`).
+    #[arg(long)]
+    pub delay: Option<String>,
+    /// Result model: zero, sequence, arg:K or table:V,V,...
+    #[arg(long)]
+    pub result: Option<String>,
+    /// Deadline of every command in passes (replaces the header's).
+    #[arg(long)]
+    pub deadline_passes: Option<u64>,
+    /// Deadline for a header deadline of 0.
+    #[arg(long)]
+    pub default_deadline_passes: Option<u64>,
+    /// Deliver a cancel in this pass.
+    #[arg(long)]
+    pub cancel_pass: Option<u64>,
+    /// Grid size.
+    #[arg(long)]
+    pub core_count: Option<u32>,
+    /// TIME returns pass * ticks_per_pass.
+    #[arg(long)]
+    pub ticks_per_pass: Option<u32>,
+    /// Stop a run that has not ended after this many passes.
+    #[arg(long)]
+    pub max_passes: Option<u64>,
+    /// The largest upload the check accepts.
+    #[arg(long)]
+    pub region_size: Option<u64>,
+    /// Micro-ops per stream turn.
+    #[arg(long)]
+    pub turn_budget: Option<u32>,
+    /// Parameters from a JSON file: a params object or a saved answer (its `params`).
+    #[arg(long)]
+    pub params: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let dispatch = dispatch(&args.dispatch)?;
+    let (upload, base) = crate::common::load_stream(&args.file)?;
+    let params = build_params_on(base, &args.params)?;
+    let answer = kmst::exec::simulate(&upload, &params, dispatch);
+    if args.json {
+        let value = answer
+            .to_json_value()
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        let text = serde_json::to_string_pretty(&value).expect("a JSON value prints");
+        print_out(&format!("{text}\n"))?;
+    } else {
+        print_out(&summary(&answer, &upload))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes to stdout; a closed pipe (`kmst run ... | head`) is not an error.
+fn print_out(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Usage(format!("writing the output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The implementation `--dispatch NAME` chooses.
+pub fn dispatch(name: &str) -> Result<Dispatch, CliError> {
+    name.parse::<Dispatch>()
+        .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))
+}
+
+/// The run's parameters: `base` (the defaults, or a `.kms` source's
+/// `;@ params`), replaced by `--params` when given, then the flags; validated (S25).
+pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliError> {
+    let mut p = match &args.params {
+        None => base,
+        Some(path) => {
+            let input = |message: String| CliError::Input {
+                path: path.clone(),
+                message,
+            };
+            let text = read_file(path)?;
+            let value: serde_json::Value =
+                serde_json::from_slice(&text).map_err(|e| input(e.to_string()))?;
+            // A saved answer carries its params under `params`.
+            let object = value.get("params").unwrap_or(&value);
+            Params::from_json_value(object).map_err(|e| input(e.to_string()))?
+        }
+    };
+    let usage = |e: kmst::reference::ParamsError| CliError::Usage(e.to_string());
+    if let Some(d) = &args.delay {
+        p.delay = parse_delay(d).map_err(usage)?;
+    }
+    if let Some(r) = &args.result {
+        p.result = parse_result(r).map_err(usage)?;
+    }
+    if let Some(v) = args.deadline_passes {
+        p.deadline_passes = Some(v);
+    }
+    if let Some(v) = args.default_deadline_passes {
+        p.default_deadline_passes = v;
+    }
+    if let Some(v) = args.cancel_pass {
+        p.cancel_pass = Some(v);
+    }
+    if let Some(v) = args.core_count {
+        p.core_count = v;
+    }
+    if let Some(v) = args.ticks_per_pass {
+        p.ticks_per_pass = v;
+    }
+    if let Some(v) = args.max_passes {
+        p.max_passes = v;
+    }
+    if let Some(v) = args.region_size {
+        p.region_size = v;
+    }
+    if let Some(v) = args.turn_budget {
+        p.turn_budget = v;
+    }
+    p.validate().map_err(usage)?;
+    Ok(p)
+}
+
+fn bad(param: &'static str, text: &str) -> kmst::reference::ParamsError {
+    kmst::reference::ParamsError {
+        param,
+        message: format!("cannot read `{text}`"),
+    }
+}
+
+fn parse_u32(param: &'static str, text: &str) -> Result<u32, kmst::reference::ParamsError> {
+    text.trim().parse().map_err(|_| bad(param, text))
+}
+
+/// `N`, `never`, `cycle:BASE:MOD` or `table:V,V,...` (entries may be `never`).
+pub fn parse_delay(text: &str) -> Result<Delay, kmst::reference::ParamsError> {
+    if text == "never" {
+        return Ok(Delay::Never);
+    }
+    if let Some(rest) = text.strip_prefix("cycle:") {
+        let (base, modulo) = rest.split_once(':').ok_or_else(|| bad("delay", text))?;
+        return Delay::cycle(parse_u32("delay", base)?, parse_u32("delay", modulo)?);
+    }
+    if let Some(rest) = text.strip_prefix("table:") {
+        let entries = rest
+            .split(',')
+            .map(|e| match e.trim() {
+                "never" => Ok(None),
+                v => parse_u32("delay", v).map(Some),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return Delay::table(entries);
+    }
+    parse_u32("delay", text).map(Delay::Fixed)
+}
+
+/// `zero`, `sequence`, `arg:K` or `table:V,V,...`.
+pub fn parse_result(text: &str) -> Result<ResultModel, kmst::reference::ParamsError> {
+    match text {
+        "zero" => return Ok(ResultModel::Zero),
+        "sequence" => return Ok(ResultModel::Sequence),
+        _ => {}
+    }
+    if let Some(k) = text.strip_prefix("arg:") {
+        let k: u8 = k.trim().parse().map_err(|_| bad("result", text))?;
+        return ResultModel::arg(k);
+    }
+    if let Some(rest) = text.strip_prefix("table:") {
+        let entries = rest
+            .split(',')
+            .map(|e| parse_u32("result", e))
+            .collect::<Result<Vec<_>, _>>()?;
+        return ResultModel::table(entries);
+    }
+    Err(bad("result", text))
+}
+
+fn kind_name(k: u8) -> &'static str {
+    match k {
+        kind::TIMEOUT => "TIMEOUT",
+        kind::STREAM => "STREAM",
+        kind::STREAM_END => "STREAM_END",
+        kind::STREAM_ERROR => "STREAM_ERROR",
+        _ => "?",
+    }
+}
+
+/// The readable summary of a run.
+/// The micro-op at `pc` as assembly, when the upload has one there (an error's
+/// pc may be `op_count`, past the last micro-op, or 0 of a bad header).
+fn op_at(upload: &[u8], pc: u32) -> Option<String> {
+    let op_count = upload.get(8..12)?;
+    let op_count = u32::from_le_bytes(op_count.try_into().ok()?);
+    let at = kmst::format::HEADER_LEN + kmst::format::OP_LEN * pc as usize;
+    let bytes = upload
+        .get(at..at + kmst::format::OP_LEN)
+        .filter(|_| pc < op_count)?;
+    Some(kmst::asm::format_op(&kmst::format::MicroOp::read(bytes)))
+}
+
+fn summary(r: &SimResult, upload: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let status = match r.status {
+        Status::Ended => "ended",
+        Status::Error => "error",
+        Status::Stuck => "stuck",
+    };
+    let _ = writeln!(s, "status:   {status}");
+    let _ = writeln!(s, "passes:   {}", r.passes);
+    let _ = writeln!(s, "commands: {}", r.commands.len());
+    let _ = writeln!(s, "events:   {}", r.events.len());
+    if let Some(e) = r.check {
+        let _ = writeln!(s, "check:    reason {} at pc {}", e.reason, e.pc);
+    }
+    if let Some(e) = r.error {
+        let _ = write!(s, "error:    reason {} at pc {}", e.reason, e.pc);
+        match op_at(upload, e.pc) {
+            Some(op) if e.reason.number() > 1 => {
+                let _ = writeln!(s, ": {op}");
+            }
+            _ => s.push('\n'),
+        }
+    }
+    if let Some(h) = r.halt {
+        let _ = writeln!(s, "halt:     {h}");
+    }
+    let _ = writeln!(s, "stopped:  {}", r.stopped);
+    for e in r.events.iter().take(10) {
+        let _ = writeln!(
+            s,
+            "  pass {:>7}  {:<12} req {} aux {:#x}",
+            e.pass_index,
+            kind_name(e.kind),
+            e.req,
+            e.auxiliary
+        );
+    }
+    if r.events.len() > 10 {
+        let _ = writeln!(s, "  ... {} more events", r.events.len() - 10);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delay_flags() {
+        assert_eq!(parse_delay("7").unwrap(), Delay::Fixed(7));
+        assert_eq!(parse_delay("never").unwrap(), Delay::Never);
+        assert_eq!(
+            parse_delay("cycle:2:5").unwrap(),
+            Delay::Cycle { base: 2, modulo: 5 }
+        );
+        assert_eq!(
+            parse_delay("table:1,never,3").unwrap(),
+            Delay::Table(vec![Some(1), None, Some(3)])
+        );
+        for bad in [
+            "",
+            "-1",
+            "4294967296",
+            "cycle:1:0",
+            "cycle:1",
+            "table:",
+            "table:x",
+            "soon",
+        ] {
+            assert_eq!(parse_delay(bad).unwrap_err().param, "delay", "{bad}");
+        }
+    }
+
+    #[test]
+    fn result_flags() {
+        assert_eq!(parse_result("zero").unwrap(), ResultModel::Zero);
+        assert_eq!(parse_result("sequence").unwrap(), ResultModel::Sequence);
+        assert_eq!(parse_result("arg:9").unwrap(), ResultModel::Arg(9));
+        assert_eq!(
+            parse_result("table:4,5").unwrap(),
+            ResultModel::Table(vec![4, 5])
+        );
+        for bad in ["", "arg:10", "arg:", "table:", "table:never", "one"] {
+            assert_eq!(parse_result(bad).unwrap_err().param, "result", "{bad}");
+        }
+    }
+}

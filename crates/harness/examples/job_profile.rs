@@ -1,0 +1,29 @@
+//! Runs the 1,000-job example of streams.md many times, for a profiler:
+//! `valgrind --tool=callgrind target/release/examples/job_profile tail 200`
+//! (docs/dispatch.md, "Where the 1,000-job example's time goes").
+
+use kmst::exec::{Dispatch, simulate};
+use kmst::reference::{Params, Status};
+use kmst_harness::fuzzing::job_example;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dispatch: Dispatch = args
+        .next()
+        .unwrap_or_else(|| "tail".into())
+        .parse()
+        .expect("a dispatch name");
+    let runs: u32 = args
+        .next()
+        .map(|n| n.parse().expect("a run count"))
+        .unwrap_or(200);
+    let data = job_example().encode();
+    let params = Params::default();
+    let mut ended = 0;
+    for _ in 0..runs {
+        if simulate(&data, &params, dispatch).status == Status::Ended {
+            ended += 1;
+        }
+    }
+    println!("{ended} of {runs} runs ended");
+}

@@ -1,0 +1,34 @@
+//! `kmst compare`: how fast each dispatch variant runs the benchmark workloads.
+//!
+//! The project's main job is to show that the fast interpreter gives the
+//! reference model's answers much faster. This module holds everything but
+//! the command line:
+//!
+//! - the [`Workload`]s: the named benchmark streams bundled into the binary
+//!   ([`bundled`], sources in `corpus/bench/` and `corpus/streams/jobs_1000.kms`)
+//!   or any `.kms` source with `;@ params` directives ([`Workload::from_source`],
+//!   read with the corpus loader's [`parse_directives`]);
+//! - the agreement check: every variant's [`SimResult`] must equal the
+//!   reference model's ([`first_disagreement`] names the first differing field);
+//! - micro-op counting in a separate, untimed run through an [`Observer`]
+//!   ([`count_ops`]), so the timed runs carry no counting cost;
+//! - timing: the variants run round-robin, sample by sample, so that a load
+//!   change on a shared machine hits every variant alike, and each speed-up is
+//!   the median of the per-sample ratios ([`measure`]);
+//! - statistics ([`Summary`]): the median with a distribution-free confidence
+//!   interval from order statistics, and the mean with a Student-t interval;
+//! - rendering: a text table ([`render_table`]) and JSON ([`to_json`]); the
+//!   command line draws the SVG chart.
+
+mod measure;
+mod render;
+mod stats;
+mod workload;
+
+pub use measure::{Report, Settings, VariantResult, WorkloadResult, compare, measure};
+pub use render::{render_table, to_json};
+pub use stats::{Summary, t975};
+pub use workload::{
+    BUNDLED, CompareError, OpCounter, Workload, bundled, check_agreement, count_ops,
+    first_disagreement,
+};

@@ -1,0 +1,190 @@
+//! The compare report as a text table and as JSON.
+
+use serde_json::{Value, json};
+
+use super::measure::Report;
+use super::stats::Summary;
+
+fn per(total: f64, count: u64) -> f64 {
+    if count == 0 {
+        f64::NAN
+    } else {
+        total / count as f64
+    }
+}
+
+/// A number in a table cell: three significant figures, plain notation.
+fn fmt3(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn fmt_ci(s: &Summary) -> String {
+    format!(
+        "{} [{}, {}]",
+        fmt3(s.median),
+        fmt3(s.median_lo),
+        fmt3(s.median_hi)
+    )
+}
+
+/// A large count with thousands separators.
+fn fmt_count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The report as an aligned text table. Intervals are the medians' 95%
+/// intervals; speed-ups are medians of per-sample ratios.
+pub fn render_table(report: &Report) -> String {
+    let header = [
+        "workload",
+        "variant",
+        "micro-ops",
+        "passes",
+        "ns/op [95% CI]",
+        "ns/pass",
+        "Mops/s",
+        "x switch [95% CI]",
+        "x reference [95% CI]",
+    ];
+    let mut rows: Vec<[String; 9]> = Vec::new();
+    for w in &report.workloads {
+        for v in &w.variants {
+            let run = &v.ns_per_run;
+            let ns_op = run.scaled(1.0 / w.ops.max(1) as f64);
+            rows.push([
+                w.name.clone(),
+                v.variant.name().to_owned(),
+                fmt_count(w.ops),
+                fmt_count(w.passes),
+                if w.ops == 0 {
+                    "-".into()
+                } else {
+                    fmt_ci(&ns_op)
+                },
+                fmt3(per(run.median, w.passes)),
+                fmt3(w.ops as f64 / run.median * 1e3),
+                v.speedup_vs_switch.as_ref().map_or("-".into(), fmt_ci),
+                v.speedup_vs_reference.as_ref().map_or("-".into(), fmt_ci),
+            ]);
+        }
+    }
+    let mut width = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in width.iter_mut().zip(row) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let line = |cells: &[&str]| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(width).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            // Names left-aligned, numbers right-aligned.
+            if i < 2 {
+                s.push_str(&format!("{cell:<w$}"));
+            } else {
+                s.push_str(&format!("{cell:>w$}"));
+            }
+        }
+        s.trim_end().to_owned() + "\n"
+    };
+    let mut out = line(&header);
+    let mut last = "";
+    for row in &rows {
+        if !last.is_empty() && last != row[0] {
+            out.push('\n');
+        }
+        last = &row[0];
+        out.push_str(&line(&row.each_ref().map(String::as_str)));
+    }
+    out.push_str(&format!(
+        "\n{} samples per cell, each at least {} ms; intervals: the median's 95% order-statistic interval.\n",
+        report.settings.samples,
+        report.settings.sample_time.as_millis()
+    ));
+    out
+}
+
+/// The report as JSON:
+/// `{"settings": {samples, sample_time_ms}, "workloads": [{name, notes, ops,
+/// passes, variants: [{variant, runs_per_sample, ns_per_run, ns_per_op,
+/// ns_per_pass, ops_per_second, speedup_vs_switch, speedup_vs_reference}]}]}`,
+/// each timing a summary object (`n`, `median`, `median_ci`,
+/// `median_ci_level`, `mean`, `stddev`, `mean_ci`); a speed-up is null when
+/// its base was not measured, `ns_per_op` when no micro-op ran.
+pub fn to_json(report: &Report) -> Value {
+    let workloads: Vec<Value> = report
+        .workloads
+        .iter()
+        .map(|w| {
+            let variants: Vec<Value> = w
+                .variants
+                .iter()
+                .map(|v| {
+                    let run = v.ns_per_run;
+                    json!({
+                        "variant": v.variant.name(),
+                        "runs_per_sample": v.runs_per_sample,
+                        "ns_per_run": run.to_json(),
+                        "ns_per_op": if w.ops == 0 { Value::Null } else {
+                            run.scaled(1.0 / w.ops as f64).to_json()
+                        },
+                        "ns_per_pass": if w.passes == 0 { Value::Null } else {
+                            run.scaled(1.0 / w.passes as f64).to_json()
+                        },
+                        "ops_per_second": w.ops as f64 / run.median * 1e9,
+                        "speedup_vs_switch": v.speedup_vs_switch.map_or(Value::Null, Summary::to_json),
+                        "speedup_vs_reference": v.speedup_vs_reference.map_or(Value::Null, Summary::to_json),
+                    })
+                })
+                .collect();
+            json!({
+                "name": w.name,
+                "notes": w.notes,
+                "ops": w.ops,
+                "passes": w.passes,
+                "variants": variants,
+            })
+        })
+        .collect();
+    json!({
+        "settings": {
+            "samples": report.settings.samples,
+            "sample_time_ms": report.settings.sample_time.as_millis() as u64,
+        },
+        "workloads": workloads,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fmt_count_groups_thousands() {
+        assert_eq!(fmt_count(999_671), "999,671");
+        assert_eq!(fmt_count(7), "7");
+        assert_eq!(fmt_count(1_000), "1,000");
+    }
+}

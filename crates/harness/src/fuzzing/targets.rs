@@ -1,0 +1,621 @@
+//! The fuzz targets, as library functions.
+//!
+//! Each cargo-fuzz target in `fuzz/fuzz_targets/` is one call of [`fuzz`];
+//! `kmst replay`, the seed-corpus replay tests and the randomized tests call
+//! [`run`] on the same bytes, so a saved artifact is judged exactly as the
+//! fuzzer judged it. [`run`] returns what the implementations agreed on, or
+//! the [`Divergence`] report; [`fuzz`] panics with that report.
+//!
+//! - [`Target::Check`]: a [`CheckPrefix`] and raw bytes. The optimized
+//!   checker and the reference checker give the same `check` and `check_run`
+//!   answers; `decode` fails exactly when the check does, with its error
+//!   (S10); an accepted upload round-trips (`decode(encode(decode(d))) ==
+//!   decode(d)`, and `encode(decode(z)) == z` for `z` = `d` with every
+//!   ignored byte zeroed); the disassembly re-assembles to an upload of the
+//!   same length and verdict (P6).
+//! - [`Target::SimRaw`]: a [`SimPrefix`] and raw upload bytes; every fast
+//!   dispatch variant gives the reference model's [`SimResult`] (for a
+//!   rejected upload, the P1 answer).
+//! - [`Target::SimStructured`]: the generator's valid upload and parameters
+//!   ([`crate::fuzzing::case`], at most [`MAX_STRUCTURED_PASSES`] passes);
+//!   the same comparison.
+//! - [`Target::Builder`]: a [`Script`] of builder calls never panics, and an
+//!   upload the builder encodes passes both checkers and decodes back (S10).
+
+use std::fmt;
+use std::str::FromStr;
+
+use arbitrary::Unstructured;
+
+use crate::fuzzing::input::{CheckPrefix, SimPrefix};
+use crate::fuzzing::oracle::{
+    DifferentialOracle, RunArgs, checkers, with_checkers, with_implementations,
+};
+use crate::fuzzing::report::{Divergence, caught, compare_runs, disasm_around, verdict_text};
+use crate::fuzzing::script::Script;
+use kmst::format::{
+    HEADER_LEN, OP_LEN, TEMPLATE_LEN, Upload, read_u32, templates_offset, upload_len,
+};
+use kmst::ops::{ImmKind, Opcode, RegField};
+use kmst::reference::{Params, SimResult, Status, StreamError};
+
+/// A fuzz target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    Check,
+    SimRaw,
+    SimStructured,
+    Builder,
+}
+
+impl Target {
+    /// Every target, in the order of `fuzz/Cargo.toml`.
+    pub const ALL: [Target; 4] = [
+        Target::Check,
+        Target::SimRaw,
+        Target::SimStructured,
+        Target::Builder,
+    ];
+
+    /// Its cargo-fuzz name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Target::Check => "check",
+            Target::SimRaw => "sim_raw",
+            Target::SimStructured => "sim_structured",
+            Target::Builder => "builder",
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A target name that is not one of [`Target::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownTarget(pub String);
+
+impl fmt::Display for UnknownTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
+        write!(
+            f,
+            "unknown fuzz target `{}` (targets: {})",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownTarget {}
+
+impl FromStr for Target {
+    type Err = UnknownTarget;
+    fn from_str(s: &str) -> Result<Target, UnknownTarget> {
+        Target::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| UnknownTarget(s.to_owned()))
+    }
+}
+
+/// What the implementations agreed on for one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Agreement {
+    /// `check` target: the verdict of `check` in the fuzzed region, and of `check_run`.
+    Check {
+        check: Option<StreamError>,
+        run: (Option<StreamError>, u32),
+    },
+    /// Simulation targets: the common run's status, reason and size.
+    Sim {
+        check: Option<StreamError>,
+        status: Status,
+        error: Option<StreamError>,
+        commands: usize,
+        events: usize,
+        passes: u64,
+    },
+    /// Builder target: `encode` accepted (op and template counts) or refused.
+    Builder { built: Option<(usize, usize)> },
+    /// The bytes do not make an input of this target (too short for the generator).
+    Skipped,
+}
+
+impl fmt::Display for Agreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let err = |e: &Option<StreamError>| match e {
+            None => "none".to_owned(),
+            Some(e) => format!("reason {} at pc {}", e.reason.number(), e.pc),
+        };
+        match self {
+            Agreement::Check { check, run } => write!(
+                f,
+                "check: {}; check_run: error {}, req {}",
+                err(check),
+                err(&run.0),
+                run.1
+            ),
+            Agreement::Sim {
+                check,
+                status,
+                error,
+                commands,
+                events,
+                passes,
+            } => write!(
+                f,
+                "check {}; status {status:?}, error {}, {commands} commands, {events} events, passes {passes}",
+                err(check),
+                err(error)
+            ),
+            Agreement::Builder { built: None } => write!(f, "the builder refused the script"),
+            Agreement::Builder {
+                built: Some((ops, templates)),
+            } => write!(
+                f,
+                "built {ops} micro-ops and {templates} templates; both checkers accept"
+            ),
+            Agreement::Skipped => write!(f, "not an input of this target"),
+        }
+    }
+}
+
+/// Runs one input through `target`'s comparison.
+pub fn run(target: Target, data: &[u8]) -> Result<Agreement, Divergence> {
+    match target {
+        Target::Check => check_target(data),
+        Target::SimRaw => sim_raw(data),
+        Target::SimStructured => sim_structured(data),
+        Target::Builder => builder(data),
+    }
+}
+
+/// [`run`] for a fuzzer: panics with the report on a divergence.
+pub fn fuzz(target: Target, data: &[u8]) {
+    if let Err(d) = run(target, data) {
+        panic!("{d}");
+    }
+}
+
+fn divergence(target: Target, title: String, body: String) -> Divergence {
+    Divergence {
+        target: target.name(),
+        title,
+        body,
+    }
+}
+
+fn err_text<T: fmt::Debug>(r: &Result<T, String>) -> String {
+    match r {
+        Ok(v) => format!("{v:?}"),
+        Err(p) => p.clone(),
+    }
+}
+
+fn pcs_of(answers: &[&Result<Result<(), StreamError>, String>]) -> Vec<u32> {
+    answers
+        .iter()
+        .filter_map(|a| match a {
+            Ok(Err(e)) => Some(e.pc),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `check` and `check_run` through both checkers, then decode/encode and the disassembler.
+fn check_target(input: &[u8]) -> Result<Agreement, Divergence> {
+    let (prefix, data) = CheckPrefix::split(input);
+    let region = prefix.region_size(data);
+    let args = prefix.run_args(data);
+    with_checkers(|c| check_with(Target::Check, data, region, &args, c))
+}
+
+/// The `check` target's comparison on `data` with these implementations
+/// (the first is the expected one).
+pub fn check_with(
+    target: Target,
+    data: &[u8],
+    region: u64,
+    args: &RunArgs,
+    impls: &[Box<dyn DifferentialOracle>],
+) -> Result<Agreement, Divergence> {
+    let (first, rest) = impls.split_first().expect("at least one implementation");
+    let want = caught(|| first.check(data, region));
+    let want_run = caught(|| first.check_run(data, args));
+    for other in rest {
+        let got = caught(|| other.check(data, region));
+        if got != want {
+            let mut body = format!(
+                "check(data, region_size = {region}) on {} bytes\n  {}: {}\n  {}: {}\n",
+                data.len(),
+                first.name(),
+                err_text(&want),
+                other.name(),
+                err_text(&got)
+            );
+            body.push_str(&disasm_around(data, &pcs_of(&[&want, &got])));
+            return Err(divergence(
+                target,
+                format!("check verdict: {} vs {}", first.name(), other.name()),
+                body,
+            ));
+        }
+        let got_run = caught(|| other.check_run(data, args));
+        if got_run != want_run {
+            let body = format!(
+                "check_run(data of {} bytes, offset {}, region_size {}, active {:?}, active_reqs {:?})\n  {}: {}\n  {}: {}\n",
+                data.len(),
+                args.offset,
+                args.region_size,
+                args.active,
+                args.active_reqs,
+                first.name(),
+                err_text(&want_run),
+                other.name(),
+                err_text(&got_run)
+            );
+            return Err(divergence(
+                target,
+                format!("check_run answer: {} vs {}", first.name(), other.name()),
+                body,
+            ));
+        }
+    }
+    let (Ok(check), Ok(run)) = (want, want_run) else {
+        return Err(divergence(
+            target,
+            format!("{} panicked", first.name()),
+            "the expected implementation panicked".into(),
+        ));
+    };
+    round_trips(target, data)?;
+    Ok(Agreement::Check {
+        check: check.err(),
+        run,
+    })
+}
+
+/// The layout position of byte `at` of an upload with these counts, for reports.
+fn where_in_layout(at: usize, op_count: usize) -> String {
+    if at < HEADER_LEN {
+        return format!("header byte {at}");
+    }
+    let t0 = templates_offset(op_count);
+    if at < HEADER_LEN + op_count * OP_LEN {
+        let k = at - HEADER_LEN;
+        return format!("micro-op {} byte {}", k / OP_LEN, k % OP_LEN);
+    }
+    if at < t0 {
+        return "micro-op padding".into();
+    }
+    let k = at - t0;
+    format!("template {} byte {}", k / TEMPLATE_LEN, k % TEMPLATE_LEN)
+}
+
+/// `data` with every byte the layout does not name set to zero (streams.md
+/// "The upload": padding, the header's last 32 bytes, operand fields a
+/// micro-op does not read (S4), imm where it means nothing, imm2 and the
+/// four zero bytes, a command's slot/sequence/landing words and reserved
+/// words (S1), patch entries past patch_count, a template's last 5 bytes).
+/// Only for data the check accepts (the counts match the length).
+pub fn zero_ignored(data: &[u8]) -> Vec<u8> {
+    let op_count = read_u32(data, 8) as usize;
+    let command_count = read_u32(data, 12) as usize;
+    let mut z = vec![0u8; data.len()];
+    z[..32].copy_from_slice(&data[..32]);
+    for pc in 0..op_count {
+        let at = HEADER_LEN + pc * OP_LEN;
+        let code = Opcode::from_u8(data[at]).expect("the check accepted the opcode");
+        z[at] = data[at];
+        for f in code.regs() {
+            let k = match f {
+                RegField::A => 1,
+                RegField::B => 2,
+                RegField::C => 3,
+            };
+            z[at + k] = data[at + k];
+        }
+        if code.imm_kind() != ImmKind::None {
+            z[at + 4..at + 8].copy_from_slice(&data[at + 4..at + 8]);
+        }
+    }
+    let base = templates_offset(op_count);
+    for j in 0..command_count {
+        let at = base + j * TEMPLATE_LEN;
+        // S1: handler and flags; group; args. Not slot, sequence, landing, reserved.
+        z[at..at + 2].copy_from_slice(&data[at..at + 2]);
+        z[at + 12..at + 56].copy_from_slice(&data[at + 12..at + 56]);
+        let patches = usize::from(data[at + 74]).min(4);
+        for k in 0..patches {
+            z[at + 64 + k] = data[at + 64 + k];
+            z[at + 68 + k] = data[at + 68 + k];
+        }
+        z[at + 72..at + 75].copy_from_slice(&data[at + 72..at + 75]);
+    }
+    z
+}
+
+fn first_byte_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .or_else(|| (a.len() != b.len()).then_some(a.len().min(b.len())))
+}
+
+/// S10 and P6 on `data`, whose check verdict both checkers agree on.
+fn round_trips(target: Target, data: &[u8]) -> Result<(), Divergence> {
+    let len = data.len() as u64;
+    let verdict = kmst::reference::check(data, len);
+    let decoded = caught(|| Upload::decode(data));
+    let fail = |title: &str, body: String| Err(divergence(target, title.to_owned(), body));
+    match (&verdict, &decoded) {
+        (_, Err(p)) => return fail("decode panicked", p.clone()),
+        (Err(e), Ok(Ok(_))) => {
+            return fail(
+                "decode accepted an upload the check rejects",
+                format!(
+                    "check (region = length {len}): reason {} at pc {}\n",
+                    e.reason.number(),
+                    e.pc
+                ),
+            );
+        }
+        (Err(e), Ok(Err(got))) if got.0 != *e => {
+            return fail(
+                "decode's error is not the check's (S10)",
+                format!("check: {e:?}\ndecode: {:?}\n", got.0),
+            );
+        }
+        (Ok(()), Ok(Err(got))) => {
+            return fail(
+                "decode refused an upload the check accepts",
+                format!("decode: {:?}\n", got.0),
+            );
+        }
+        (Ok(()), Ok(Ok(upload))) => {
+            let encoded = upload.encode();
+            let again = Upload::decode(&encoded);
+            if again.as_ref().ok() != Some(upload) {
+                let at = first_byte_difference(data, &encoded);
+                return fail(
+                    "decode(encode(decode(d))) != decode(d) (S10)",
+                    format!(
+                        "first byte of encode(decode(d)) that differs from d: {at:?} ({})\ndecode again: {:?}\n",
+                        at.map_or_else(String::new, |a| where_in_layout(a, upload.ops.len())),
+                        again.err()
+                    ),
+                );
+            }
+            let zeroed = zero_ignored(data);
+            let z_upload = Upload::decode(&zeroed);
+            match z_upload {
+                Ok(u) if u.encode() == zeroed => {}
+                Ok(u) => {
+                    let e = u.encode();
+                    let at = first_byte_difference(&zeroed, &e).unwrap_or(0);
+                    return fail(
+                        "encode(decode(z)) != z for z with its ignored bytes zero (S10)",
+                        format!(
+                            "first difference at byte {at} ({}): z has {:#04x}, encode gives {:#04x}\n",
+                            where_in_layout(at, upload.ops.len()),
+                            zeroed.get(at).copied().unwrap_or(0),
+                            e.get(at).copied().unwrap_or(0)
+                        ),
+                    );
+                }
+                Err(e) => {
+                    return fail(
+                        "zeroing the ignored bytes made the check reject the upload",
+                        format!("{:?}\n{}", e.0, disasm_around(&zeroed, &[e.0.pc])),
+                    );
+                }
+            }
+        }
+        (Err(_), Ok(Err(_))) => {}
+    }
+    // P6: the disassembly re-assembles to the same length and verdict. The
+    // reassembly of a huge upload is slow; the check target's inputs are small.
+    if data.len() <= 1 << 16 {
+        let text = match caught(|| kmst::asm::disassemble(data)) {
+            Ok(t) => t,
+            Err(p) => return fail("disassemble panicked", p),
+        };
+        match caught(|| kmst::asm::assemble(&text)) {
+            Err(p) => return fail("assemble(disassemble(d)) panicked", p),
+            Ok(Err(e)) => {
+                return fail(
+                    "the disassembly does not assemble (P6)",
+                    format!("{e}\n--- text\n{text}"),
+                );
+            }
+            Ok(Ok(back)) => {
+                let back_verdict = kmst::reference::check(&back, back.len() as u64);
+                if back.len() != data.len() || back_verdict != verdict {
+                    return fail(
+                        "the disassembly re-assembles to another length or verdict (P6)",
+                        format!(
+                            "data: {} bytes, {}\nreassembled: {} bytes, {}\n--- text\n{text}",
+                            data.len(),
+                            verdict_text(&verdict),
+                            back.len(),
+                            verdict_text(&back_verdict)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `upload` on every implementation and compares with the first.
+pub fn sim_with(
+    target: Target,
+    upload: &[u8],
+    params: &Params,
+    impls: &[Box<dyn DifferentialOracle>],
+) -> Result<Agreement, Divergence> {
+    let (first, rest) = impls.split_first().expect("at least one implementation");
+    let want = caught(|| first.simulate(upload, params));
+    let got: Vec<Result<SimResult, String>> = rest
+        .iter()
+        .map(|i| caught(|| i.simulate(upload, params)))
+        .collect();
+    if got.iter().any(|g| *g != want) {
+        let named: Vec<(String, Result<SimResult, String>)> =
+            rest.iter().map(|i| i.name()).zip(got).collect();
+        if let Some(d) = compare_runs(target.name(), upload, params, &want, &named) {
+            return Err(d);
+        }
+    }
+    match want {
+        Ok(r) => Ok(Agreement::Sim {
+            check: r.check,
+            status: r.status,
+            error: r.error,
+            commands: r.commands.len(),
+            events: r.events.len(),
+            passes: r.passes,
+        }),
+        Err(p) => Err(divergence(
+            target,
+            format!("{} panicked (and so did every variant)", first.name()),
+            p,
+        )),
+    }
+}
+
+fn sim_raw(input: &[u8]) -> Result<Agreement, Divergence> {
+    let (prefix, upload) = SimPrefix::split(input);
+    let params = prefix.params();
+    with_implementations(|i| sim_with(Target::SimRaw, upload, &params, i))
+}
+
+/// The most passes a `sim_structured` run takes: the generator asks for up
+/// to 2,000, and a run stuck that long (jobs that never fit, scanned by the
+/// reference's allocator every pass) costs a hundred ordinary cases.
+pub const MAX_STRUCTURED_PASSES: u64 = 64;
+
+/// The case a `sim_structured` input stands for: the generator's
+/// ([`crate::fuzzing::case`]) with `max_passes` at most [`MAX_STRUCTURED_PASSES`].
+pub fn structured_case(input: &[u8]) -> Option<crate::fuzzing::Case> {
+    let mut case = crate::fuzzing::case(&mut Unstructured::new(input)).ok()?;
+    case.params.max_passes = case.params.max_passes.min(MAX_STRUCTURED_PASSES);
+    Some(case)
+}
+
+fn sim_structured(input: &[u8]) -> Result<Agreement, Divergence> {
+    let Some(case) = structured_case(input) else {
+        return Ok(Agreement::Skipped);
+    };
+    with_implementations(|i| sim_with(Target::SimStructured, &case.upload, &case.params, i))
+}
+
+fn builder(input: &[u8]) -> Result<Agreement, Divergence> {
+    let mut u = Unstructured::new(input);
+    let Ok(script) = Script::arbitrary(&mut u) else {
+        return Ok(Agreement::Skipped);
+    };
+    builder_with(&script)
+}
+
+/// The builder target's properties for one script.
+pub fn builder_with(script: &Script) -> Result<Agreement, Divergence> {
+    let target = Target::Builder;
+    let played = match caught(|| script.run()) {
+        Err(p) => {
+            return Err(divergence(
+                target,
+                "a builder call panicked".into(),
+                format!("{p}\nscript: {script:#?}\n"),
+            ));
+        }
+        Ok(Err(_)) => return Ok(Agreement::Builder { built: None }),
+        Ok(Ok(played)) => played,
+    };
+    let (stream, upload) = (played.stream, played.upload);
+    let upload = match upload {
+        Err(_) => return Ok(Agreement::Builder { built: None }),
+        Ok(u) => u,
+    };
+    let bytes = match stream.encode() {
+        Ok(b) => b,
+        Err(e) => {
+            return Err(divergence(
+                target,
+                "upload() succeeded but encode() failed".into(),
+                format!("{e}\nscript: {script:#?}\n"),
+            ));
+        }
+    };
+    if bytes != upload.encode() {
+        return Err(divergence(
+            target,
+            "encode() is not upload().encode()".into(),
+            format!("script: {script:#?}\n"),
+        ));
+    }
+    let len = bytes.len() as u64;
+    for c in &checkers() {
+        if let Err(e) = c.check(&bytes, len) {
+            return Err(divergence(
+                target,
+                format!("the {} checker rejects what the builder encoded", c.name()),
+                format!(
+                    "reason {} at pc {}\n{}script: {script:#?}\n",
+                    e.reason.number(),
+                    e.pc,
+                    disasm_around(&bytes, &[e.pc])
+                ),
+            ));
+        }
+    }
+    match kmst::builder::Stream::decode(&bytes) {
+        Ok(back) if back == upload => {}
+        other => {
+            return Err(divergence(
+                target,
+                "decode(encode(s)) != s (S10)".into(),
+                format!("decode: {other:?}\nbuilt: {upload:?}\n"),
+            ));
+        }
+    }
+    if bytes.len() != upload_len(upload.ops.len(), upload.templates.len()) {
+        return Err(divergence(
+            target,
+            "the encoded length is not S2's".into(),
+            format!("{} bytes\n", bytes.len()),
+        ));
+    }
+    Ok(Agreement::Builder {
+        built: Some((upload.ops.len(), upload.templates.len())),
+    })
+}
+
+/// What an input of `target` stands for: the upload it runs and, for the
+/// simulation targets, the parameters (for `kmst replay --disasm`).
+pub fn decode_input(target: Target, data: &[u8]) -> (Vec<u8>, Option<Params>) {
+    match target {
+        Target::Check => (CheckPrefix::split(data).1.to_vec(), None),
+        Target::SimRaw => {
+            let (prefix, upload) = SimPrefix::split(data);
+            (upload.to_vec(), Some(prefix.params()))
+        }
+        Target::SimStructured => match structured_case(data) {
+            Some(c) => (c.upload, Some(c.params)),
+            None => (Vec::new(), None),
+        },
+        Target::Builder => {
+            let built = Script::arbitrary(&mut Unstructured::new(data))
+                .ok()
+                .and_then(|s| caught(|| s.run()).ok())
+                .and_then(|r| r.ok())
+                .and_then(|p| p.upload.ok());
+            (built.map(|u| u.encode()).unwrap_or_default(), None)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! kmst-harness: what judges and measures the kmst engine.
+//!
+//! - [`corpus`]: the golden corpus of reference streams and their saved answers.
+//! - [`compare`]: the benchmark workloads, timing and statistics of `kmst compare`.
+//! - [`profile`]: how a stream spends its turns (`kmst profile`, docs/profiling.md).
+//! - [`fuzzing`]: generators and the differential oracles behind the fuzz targets.
+//!
+//! The engine itself (format, checker, builder, interpreters) is crate `kmst`;
+//! this crate only drives it.
+#![forbid(unsafe_code)]
+
+pub mod compare;
+pub mod corpus;
+pub mod fuzzing;
+pub mod profile;

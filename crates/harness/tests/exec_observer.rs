@@ -1,0 +1,106 @@
+//! The Observer hooks, on a run worked out by hand, and their totals on the
+//! 1,000-job example.
+
+use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed};
+use kmst::ops::Opcode::*;
+use kmst::reference::{Delay, Params};
+use kmst_harness::fuzzing::{job_example, op, template, upload};
+
+#[derive(Default)]
+struct Log {
+    ops: Vec<u32>,
+    turns: Vec<(u64, usize, u32, TurnEnd, u32)>,
+    submits: Vec<(u8, u64, u64, bool)>,
+    acks: Vec<(u8, u64, u64)>,
+    passes: Vec<(u64, u32, u32)>,
+    idle: Vec<(u64, u64)>,
+}
+
+impl Observer for Log {
+    const ENABLED: bool = true;
+    fn on_op(&mut self, pc: u32) {
+        self.ops.push(pc);
+    }
+    fn on_turn_end(&mut self, pass: u64, stream: usize, ops: u32, why: TurnEnd, pc: u32) {
+        self.turns.push((pass, stream, ops, why, pc));
+    }
+    fn on_submit(&mut self, slot: u8, seq: u64, pass: u64, queued: bool) {
+        self.submits.push((slot, seq, pass, queued));
+    }
+    fn on_ack(&mut self, slot: u8, seq: u64, pass: u64) {
+        self.acks.push((slot, seq, pass));
+    }
+    fn on_pass_end(&mut self, pass: u64, busy_slots: u32, queue_len: u32) {
+        self.passes.push((pass, busy_slots, queue_len));
+    }
+    fn on_idle(&mut self, from: u64, to: u64) {
+        self.idle.push((from, to));
+    }
+}
+
+#[test]
+fn hooks_of_a_submit_wait_halt_run() {
+    // SUBMIT (pass 0, slot 0, seq 0; delay 2: acked in the sweep of pass 3);
+    // WAIT 0 waits in passes 0 and 1; pass 2 is idle (nothing can change before
+    // the ack) and skipped; in pass 3 WAIT goes on, TIME, HALT (status r0 = 3 *
+    // 1000 = 3000). Turns: pass 0 ran 1 (SUBMIT) and waits at pc 1; pass 1 ran 0
+    // and waits; pass 3 ran 3 (WAIT, TIME, HALT).
+    let ops = vec![
+        op(Submit, 0, 0, 0, 0),
+        op(Wait, 0, 0, 0, 0),
+        op(Time, 0, 0, 0, 0),
+        op(Halt, 0, 0, 0, 0),
+    ];
+    let data = upload(10, 0, 1, 0, ops, vec![template(9, 0, (0, 4), &[], &[])]).encode();
+    let params = Params {
+        delay: Delay::Fixed(2),
+        ..Params::default()
+    };
+    for &d in Dispatch::fast() {
+        let mut log = Log::default();
+        let r = simulate_observed(&data, &params, d, &mut log);
+        assert_eq!(r.halt, Some(3000));
+        assert_eq!(log.ops, vec![0, 1, 2, 3], "{d}");
+        assert_eq!(
+            log.turns,
+            vec![
+                (0, 0, 1, TurnEnd::Wait, 1),
+                (1, 0, 0, TurnEnd::Wait, 1),
+                (3, 0, 3, TurnEnd::Halt(3000), 3)
+            ],
+            "{d}"
+        );
+        assert_eq!(log.submits, vec![(0, 0, 0, false)]);
+        assert_eq!(log.acks, vec![(0, 0, 3)]);
+        assert_eq!(log.passes, vec![(0, 1, 0), (1, 1, 0), (3, 0, 0)]);
+        assert_eq!(log.idle, vec![(2, 3)]);
+    }
+}
+
+#[test]
+fn hook_totals_on_the_job_example() {
+    // 3 SETs, 1000 rounds of 6 micro-ops, WAIT, HALT: 6005 completed micro-ops,
+    // as many as the turns report; one submit per job, all queued; every
+    // command acknowledged (delay 0) before HALT.
+    let data = job_example().encode();
+    for &d in Dispatch::fast() {
+        let mut log = Log::default();
+        let r = simulate_observed(&data, &Params::default(), d, &mut log);
+        assert_eq!(log.ops.len(), 6005, "{d}");
+        let turn_ops: u32 = log.turns.iter().map(|t| t.2).sum();
+        assert_eq!(turn_ops, 6005);
+        assert_eq!(log.submits.len(), 1000);
+        assert!(log.submits.iter().all(|s| s.3));
+        assert_eq!(log.acks.len(), 1000);
+        assert!(
+            log.passes
+                .iter()
+                .all(|&(_, busy, queue)| busy <= 16 && queue <= 64)
+        );
+        assert_eq!(log.passes.last().map(|p| p.0), Some(r.passes - 1));
+        assert!(matches!(
+            log.turns.last(),
+            Some((_, 0, _, TurnEnd::Halt(0), 10))
+        ));
+    }
+}
