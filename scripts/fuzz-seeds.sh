@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 for target in check sim_raw sim_structured builder; do
   rm -rf "fuzz/corpus/$target"
 done
-cargo run -q -p kmst -- fuzz-seeds --corpus corpus/streams --out fuzz/corpus --dict fuzz/kmst.dict
+cargo run -q -p kmst-cli -- fuzz-seeds --corpus corpus/streams --out fuzz/corpus --dict fuzz/kmst.dict

@@ -96,7 +96,7 @@ case "$cmd" in
       -max_total_time="$seconds" -dict="$PWD/fuzz/kmst.dict" -print_final_stats=1 \
       "$@" || {
       echo "fuzz target $target failed; its input is in fuzz/artifacts/$target/" >&2
-      echo "(the report again: cargo run -p kmst -- replay fuzz/artifacts/$target/FILE)" >&2
+      echo "(the report again: cargo run -p kmst-cli -- replay fuzz/artifacts/$target/FILE)" >&2
       exit 1
     }
     ;;

@@ -153,7 +153,7 @@ fn the_generator_reaches_every_runtime_outcome() {
     }
 }
 
-/// A longer hunt (ignored): `KMST_CASES=200000 cargo test --release -p kmst
+/// A longer hunt (ignored): `KMST_CASES=200000 cargo test --release -p kmst-harness
 /// --test exec_random -- --ignored`.
 #[test]
 #[ignore]

@@ -1,5 +1,5 @@
 //! Quick speed measurements (ignored by default; run with
-//! `cargo test --release -p kmst --test exec_speed -- --ignored --nocapture`).
+//! `cargo test --release -p kmst-harness --test exec_speed -- --ignored --nocapture`).
 //! The benchmark crate measures properly; these numbers go into docs/dispatch.md.
 
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! What observing costs (ignored by default; the numbers are in
 //! docs/profiling.md). Run with
-//! `cargo test --release -p kmst --test profile_cost -- --ignored --nocapture`.
+//! `cargo test --release -p kmst-harness --test profile_cost -- --ignored --nocapture`.
 //!
 //! The same workloads are timed with the plain `simulate`, with
 //! `simulate_observed(.., &mut NoObserver)` and with the profiling observer;
