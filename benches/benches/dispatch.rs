@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use kmst::exec::{Dispatch, simulate};
+use kmst_harness::answers::{DifferentialOracle, Implementation};
 use kmst_harness::compare::count_ops;
 
 fn dispatch(c: &mut Criterion) {
@@ -20,9 +20,9 @@ fn dispatch(c: &mut Criterion) {
             .warm_up_time(Duration::from_millis(500))
             .measurement_time(Duration::from_secs(2))
             .throughput(Throughput::Elements(count_ops(&w)));
-        for &d in Dispatch::available() {
+        for d in Implementation::all() {
             group.bench_function(d.name(), |b| {
-                b.iter(|| simulate(black_box(&w.upload), &w.params, d))
+                b.iter(|| d.simulate(black_box(&w.upload), &w.params))
             });
         }
         group.finish();

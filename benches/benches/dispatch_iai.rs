@@ -11,13 +11,14 @@
 use std::hint::black_box;
 
 use iai_callgrind::{library_benchmark, library_benchmark_group, main};
-use kmst::exec::{Dispatch, simulate};
+use kmst::exec::Dispatch;
 use kmst::reference::SimResult;
 use kmst_benches::workload;
+use kmst_harness::answers::{DifferentialOracle, Implementation};
 use kmst_harness::compare::Workload;
 
-fn run(w: &Workload, d: Dispatch) -> SimResult {
-    simulate(black_box(&w.upload), &w.params, d)
+fn run(w: &Workload, d: Implementation) -> SimResult {
+    d.simulate(black_box(&w.upload), &w.params)
 }
 
 /// One benchmark function per dispatch variant, each over every workload
@@ -41,10 +42,10 @@ macro_rules! per_variant {
 }
 
 per_variant! {
-    tail => Dispatch::Tail;
-    switch => Dispatch::Switch;
-    threaded => Dispatch::Threaded;
-    reference => Dispatch::Reference;
+    tail => Implementation::Fast(Dispatch::Tail);
+    switch => Implementation::Fast(Dispatch::Switch);
+    threaded => Implementation::Fast(Dispatch::Threaded);
+    reference => Implementation::Reference;
 }
 
 library_benchmark_group!(

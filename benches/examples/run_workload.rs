@@ -6,7 +6,7 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use kmst::exec::{Dispatch, simulate};
+use kmst_harness::answers::{DifferentialOracle, Implementation};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,7 +22,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let d: Dispatch = match variant.parse() {
+    let d: Implementation = match variant.parse() {
         Ok(d) => d,
         Err(e) => {
             eprintln!("run_workload: {e}");
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
     let w = kmst_benches::workload(name);
     let mut passes = 0;
     for _ in 0..runs {
-        passes = black_box(simulate(black_box(&w.upload), &w.params, d)).passes;
+        passes = black_box(d.simulate(black_box(&w.upload), &w.params)).passes;
     }
     println!("{name} {d}: {runs} runs, {passes} passes each");
     ExitCode::SUCCESS

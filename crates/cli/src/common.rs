@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use kmst::reference::Params;
+use kmst_harness::answers::{Source, SourceError};
 
 /// A failure that ends a subcommand with exit code 2 and a one-line message.
 #[derive(Debug)]
@@ -70,11 +71,14 @@ pub fn load_stream(path: &Path) -> Result<(Vec<u8>, Params), CliError> {
     let name = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let directives =
-        kmst_harness::corpus::parse_directives(&name, &text).map_err(|e| input(e.to_string()))?;
-    let params = Params::from_json_value(&serde_json::Value::Object(directives.params))
-        .map_err(|e| input(format!(";@ params: {e}")))?;
-    Ok((assemble(path, &text)?, params))
+    let source_err = |e: SourceError| match e {
+        SourceError::Params { message, .. } => input(format!(";@ params: {message}")),
+        SourceError::Assemble { message, .. } => input(message),
+        e @ SourceError::Directive { .. } => input(e.to_string()),
+    };
+    let source = Source::parse(&name, &text).map_err(source_err)?;
+    let params = source.params().map_err(source_err)?;
+    Ok((source.assemble().map_err(source_err)?, params))
 }
 
 fn is_kms(path: &Path) -> bool {

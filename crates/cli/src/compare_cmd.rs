@@ -9,7 +9,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kmst::exec::Dispatch;
+use kmst_harness::answers::{Implementation, UnknownImplementation};
 use kmst_harness::compare::{self, CompareError, Settings, Workload};
 
 use crate::common::{CliError, read_file, write_file};
@@ -59,15 +59,15 @@ fn settings(args: &Args) -> Result<Settings, CliError> {
     Ok(s)
 }
 
-fn variants(args: &Args) -> Result<Vec<Dispatch>, CliError> {
+fn variants(args: &Args) -> Result<Vec<Implementation>, CliError> {
     if args.variants.is_empty() {
-        return Ok(Dispatch::available().to_vec());
+        return Ok(Implementation::all());
     }
     let mut out = Vec::new();
     for name in &args.variants {
-        let d: Dispatch = name
+        let d: Implementation = name
             .parse()
-            .map_err(|e: kmst::exec::UnknownDispatch| CliError::Usage(e.to_string()))?;
+            .map_err(|e: UnknownImplementation| CliError::Usage(e.to_string()))?;
         if !out.contains(&d) {
             out.push(d);
         }

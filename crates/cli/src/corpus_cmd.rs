@@ -139,7 +139,7 @@ fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliErr
 
 fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
     let names = names_in(dir, names)?;
-    let impls = corpus::implementations();
+    let impls = kmst_harness::answers::implementations();
     let progress = Progress::new(names.len());
     let mut failing = 0;
     for (i, name) in names.iter().enumerate() {
@@ -155,8 +155,8 @@ fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
         }
     }
     progress.clear();
-    let mut with: Vec<&str> = impls.iter().map(|i| i.name.as_str()).collect();
-    with.push("the checker");
+    let mut with: Vec<String> = impls.iter().map(|i| i.name()).collect();
+    with.push("the checker".into());
     eprintln!(
         "checked {} streams against {}: {}",
         names.len(),

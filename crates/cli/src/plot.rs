@@ -1,6 +1,6 @@
 //! `kmst compare --plot`: the report as an SVG bar chart (plotters).
 
-use kmst::exec::Dispatch;
+use kmst_harness::answers::Implementation;
 use kmst_harness::compare::Report;
 
 /// A bar chart of nanoseconds per run (log scale), one group of bars per
@@ -8,7 +8,7 @@ use kmst_harness::compare::Report;
 pub fn render_svg(report: &Report) -> Result<String, String> {
     use plotters::prelude::*;
 
-    let mut variants: Vec<Dispatch> = Vec::new();
+    let mut variants: Vec<Implementation> = Vec::new();
     for w in &report.workloads {
         for v in &w.variants {
             if !variants.contains(&v.variant) {
@@ -116,6 +116,7 @@ pub fn render_svg(report: &Report) -> Result<String, String> {
 mod tests {
     use std::time::Duration;
 
+    use kmst::exec::Dispatch;
     use kmst_harness::compare::{Settings, Summary, VariantResult, WorkloadResult};
 
     use super::*;
@@ -140,9 +141,9 @@ mod tests {
                 ops: 1_000,
                 passes: 10,
                 variants: vec![
-                    variant(Dispatch::Tail, 2_000.0),
-                    variant(Dispatch::Switch, 3_000.0),
-                    variant(Dispatch::Reference, 200_000.0),
+                    variant(Implementation::Fast(Dispatch::Tail), 2_000.0),
+                    variant(Implementation::Fast(Dispatch::Switch), 3_000.0),
+                    variant(Implementation::Reference, 200_000.0),
                 ],
             }],
         };

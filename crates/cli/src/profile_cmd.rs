@@ -60,11 +60,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .dispatch
         .parse()
         .map_err(|e: kmst::exec::UnknownDispatch| CliError::Usage(format!("--dispatch: {e}")))?;
-    if dispatch == Dispatch::Reference {
-        return Err(CliError::Usage(
-            ProfileError::NotObservable(dispatch).to_string(),
-        ));
-    }
 
     if let Some(budgets) = &args.sweep {
         if budgets.contains(&0) {

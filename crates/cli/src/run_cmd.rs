@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kmst::Dispatch;
 use kmst::reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
+use kmst_harness::answers::{DifferentialOracle, Implementation};
 
 use crate::common::{CliError, read_file};
 
@@ -70,7 +70,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let dispatch = dispatch(&args.dispatch)?;
     let (upload, base) = crate::common::load_stream(&args.file)?;
     let params = build_params_on(base, &args.params)?;
-    let answer = kmst::exec::simulate(&upload, &params, dispatch);
+    let answer = dispatch.simulate(&upload, &params);
     if args.json {
         let value = answer
             .to_json_value()
@@ -95,8 +95,8 @@ fn print_out(text: &str) -> Result<(), CliError> {
 }
 
 /// The implementation `--dispatch NAME` chooses.
-pub fn dispatch(name: &str) -> Result<Dispatch, CliError> {
-    name.parse::<Dispatch>()
+pub fn dispatch(name: &str) -> Result<Implementation, CliError> {
+    name.parse::<Implementation>()
         .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))
 }
 

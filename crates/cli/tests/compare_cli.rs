@@ -26,7 +26,7 @@ fn quick_compare_of_one_file_exits_0() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     // One row per compiled variant, each with the 7 micro-ops of the stream.
-    for d in kmst::exec::Dispatch::available() {
+    for d in kmst_harness::answers::Implementation::all() {
         let row = text
             .lines()
             .find(|l| l.split_whitespace().take(2).eq(["long_wait_1", d.name()]))
@@ -70,7 +70,7 @@ fn json_of_a_bundled_workload() {
         .iter()
         .map(|v| v["variant"].as_str().unwrap())
         .collect();
-    let expected: Vec<&str> = kmst::exec::Dispatch::available()
+    let expected: Vec<&str> = kmst_harness::answers::Implementation::all()
         .iter()
         .map(|d| d.name())
         .collect();

@@ -53,7 +53,7 @@ fn every_dispatch_gives_the_same_answer() {
     let file = file.to_str().unwrap();
     let (_, reference, _) = kmst(&["run", file, "--dispatch", "reference", "--json"]);
     // Every fast variant this build has (`--no-default-features`: tail alone).
-    for d in kmst::Dispatch::fast() {
+    for d in kmst::Dispatch::ALL {
         let d = d.to_string();
         let (code, out, err) = kmst(&["run", file, "--dispatch", &d, "--json"]);
         assert_eq!(code, 0, "{d}: {err}");

@@ -1,5 +1,7 @@
 //! kmst-harness: what judges and measures the kmst engine.
 //!
+//! - [`answers`]: the implementations, their answers as JSON, the first
+//!   difference between two answers, and `.kms` sources with their directives.
 //! - [`corpus`]: the golden corpus of reference streams and their saved answers.
 //! - [`compare`]: the benchmark workloads, timing and statistics of `kmst compare`.
 //! - [`profile`]: how a stream spends its turns (`kmst profile`, docs/profiling.md).
@@ -9,6 +11,7 @@
 //! this crate only drives it.
 #![forbid(unsafe_code)]
 
+pub mod answers;
 pub mod compare;
 pub mod corpus;
 pub mod fuzzing;

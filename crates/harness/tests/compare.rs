@@ -4,9 +4,8 @@
 
 use kmst::Observer;
 use kmst::exec::{Dispatch, simulate, simulate_observed};
-use kmst_harness::compare::{
-    self, BUNDLED, OpCounter, Summary, Workload, first_disagreement, t975,
-};
+use kmst_harness::answers::{Difference, Implementation};
+use kmst_harness::compare::{self, BUNDLED, OpCounter, Summary, Workload, t975};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9 * b.abs().max(1.0)
@@ -158,13 +157,21 @@ fn micro_op_counts_match_the_sources() {
     assert_eq!(c.ops, 7);
 }
 
+/// The first difference between two runs, as the agreement check names it.
+fn first_disagreement(
+    reference: &kmst::reference::SimResult,
+    got: &kmst::reference::SimResult,
+) -> Option<Difference> {
+    kmst_harness::answers::run_difference(reference, got).map(|(d, _)| d)
+}
+
 #[test]
 fn the_agreement_check_finds_a_planted_disagreement() {
     let w = bundled("long_wait_1");
-    let reference = simulate(&w.upload, &w.params, Dispatch::Reference);
+    let reference = kmst::reference::simulate(&w.upload, &w.params);
     let fast = simulate(&w.upload, &w.params, Dispatch::Tail);
     assert_eq!(first_disagreement(&reference, &fast), None);
-    assert!(compare::check_agreement(&w, Dispatch::available()).is_ok());
+    assert!(compare::check_agreement(&w, &Implementation::all()).is_ok());
 
     // A wrong halt value.
     let mut wrong = fast.clone();
@@ -194,6 +201,7 @@ mod hand_made {
     use std::time::Duration;
 
     use kmst::exec::Dispatch;
+    use kmst_harness::answers::Implementation;
     use kmst_harness::compare::{self, Report, Settings, Summary, VariantResult, WorkloadResult};
 
     fn hand_report() -> Report {
@@ -219,9 +227,9 @@ mod hand_made {
                 ops: 1_000,
                 passes: 10,
                 variants: vec![
-                    variant(Dispatch::Tail, 2_000.0),
-                    variant(Dispatch::Switch, 3_000.0),
-                    variant(Dispatch::Reference, 200_000.0),
+                    variant(Implementation::Fast(Dispatch::Tail), 2_000.0),
+                    variant(Implementation::Fast(Dispatch::Switch), 3_000.0),
+                    variant(Implementation::Reference, 200_000.0),
                 ],
             }],
         }

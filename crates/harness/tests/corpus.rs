@@ -22,7 +22,7 @@ fn names() -> Vec<String> {
 
 #[test]
 fn every_saved_answer_is_reproduced() {
-    let impls = corpus::implementations();
+    let impls = kmst_harness::answers::implementations();
     let mut failures = Vec::new();
     for name in names() {
         match corpus::load_saved(&dir(), &name).and_then(|s| corpus::check_saved(&s, &impls)) {
@@ -162,7 +162,11 @@ fn a_changed_answer_is_reported_with_its_field() {
     let name = "slots_16_busy";
     let mut saved = corpus::load_saved(&dir(), name).unwrap();
     saved.answer["commands"][16]["slot"] = serde_json::json!(4);
-    let found = corpus::check_saved(&saved, &[corpus::Implementation::reference()]).unwrap();
+    let found = corpus::check_saved(
+        &saved,
+        &[Box::new(kmst_harness::answers::Implementation::Reference)],
+    )
+    .unwrap();
     let lines: Vec<String> = found.iter().map(ToString::to_string).collect();
     assert!(
         lines

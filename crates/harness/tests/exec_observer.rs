@@ -56,7 +56,7 @@ fn hooks_of_a_submit_wait_halt_run() {
         delay: Delay::Fixed(2),
         ..Params::default()
     };
-    for &d in Dispatch::fast() {
+    for &d in Dispatch::ALL {
         let mut log = Log::default();
         let r = simulate_observed(&data, &params, d, &mut log);
         assert_eq!(r.halt, Some(3000));
@@ -83,7 +83,7 @@ fn hook_totals_on_the_job_example() {
     // as many as the turns report; one submit per job, all queued; every
     // command acknowledged (delay 0) before HALT.
     let data = job_example().encode();
-    for &d in Dispatch::fast() {
+    for &d in Dispatch::ALL {
         let mut log = Log::default();
         let r = simulate_observed(&data, &Params::default(), d, &mut log);
         assert_eq!(log.ops.len(), 6005, "{d}");

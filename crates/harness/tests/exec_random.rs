@@ -53,8 +53,8 @@ fn every_variant_agrees_with_the_reference() {
     let mut commands = 0;
     for seed in 0..CASES {
         let case = case_from_seed(seed);
-        let want = simulate(&case.upload, &case.params, Dispatch::Reference);
-        for &d in Dispatch::fast() {
+        let want = kmst::reference::simulate(&case.upload, &case.params);
+        for &d in Dispatch::ALL {
             let got = simulate(&case.upload, &case.params, d);
             assert!(
                 got == want,
@@ -77,8 +77,8 @@ fn faulty_uploads_and_out_of_range_params_agree_too() {
     let mut rejected = 0;
     for seed in 0..CASES / 2 {
         let case = any_case_from_seed(seed);
-        let want = simulate(&case.upload, &case.params, Dispatch::Reference);
-        for &d in Dispatch::fast() {
+        let want = kmst::reference::simulate(&case.upload, &case.params);
+        for &d in Dispatch::ALL {
             let got = simulate(&case.upload, &case.params, d);
             assert!(
                 got == want,
@@ -98,7 +98,7 @@ fn fast_variants_agree_with_each_other() {
     for seed in CASES..2 * CASES {
         let case = case_from_seed(seed);
         let want = simulate(&case.upload, &case.params, Dispatch::Tail);
-        for &d in &Dispatch::fast()[1..] {
+        for &d in &Dispatch::ALL[1..] {
             let got = simulate(&case.upload, &case.params, d);
             assert!(
                 got == want,
@@ -167,8 +167,8 @@ fn many_more_cases() {
             case_from_seed(seed + 1_000_000),
             any_case_from_seed(seed + 1_000_000),
         ] {
-            let want = simulate(&case.upload, &case.params, Dispatch::Reference);
-            for &d in Dispatch::fast() {
+            let want = kmst::reference::simulate(&case.upload, &case.params);
+            for &d in Dispatch::ALL {
                 let got = simulate(&case.upload, &case.params, d);
                 assert!(
                     got == want,

@@ -8,6 +8,7 @@ use kmst::exec::{Dispatch, simulate};
 use kmst::format::Upload;
 use kmst::ops::Opcode::*;
 use kmst::reference::{Delay, Params, Status};
+use kmst_harness::answers::{DifferentialOracle, Implementation};
 use kmst_harness::fuzzing::{job_example, op, template, upload};
 
 /// The arithmetic/branch loop: ADD, ADDI, MUL, AND, SHR, JNZ, JLT, no submits.
@@ -32,7 +33,7 @@ fn alu_loop(rounds: u32) -> Upload {
 fn variants() -> Vec<Dispatch> {
     match std::env::var("KMST_SPEED_DISPATCH") {
         Ok(name) => vec![name.parse().expect("a dispatch name")],
-        Err(_) => Dispatch::fast().to_vec(),
+        Err(_) => Dispatch::ALL.to_vec(),
     }
 }
 
@@ -87,10 +88,17 @@ fn job_example_fast_vs_reference() {
     let data = job_example().encode();
     let params = Params::default();
     let mut times = Vec::new();
-    for &d in Dispatch::available() {
-        let t = best_of(if d == Dispatch::Reference { 3 } else { 20 }, || {
-            assert_eq!(simulate(&data, &params, d).status, Status::Ended);
-        });
+    for d in Implementation::all() {
+        let t = best_of(
+            if d == Implementation::Reference {
+                3
+            } else {
+                20
+            },
+            || {
+                assert_eq!(d.simulate(&data, &params).status, Status::Ended);
+            },
+        );
         println!(
             "1000-job example, {d:>9}: {:>10.1} us",
             t.as_secs_f64() * 1e6

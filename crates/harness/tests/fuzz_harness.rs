@@ -5,8 +5,8 @@
 use kmst::format::Upload;
 use kmst::reference::{Params, SimResult, StreamError};
 use kmst::{Dispatch, Reason};
+use kmst_harness::answers::{DifferentialOracle, Implementation, RunAnswer, RunArgs};
 use kmst_harness::fuzzing::input::{CheckPrefix, SIM_PREFIX, SimPrefix};
-use kmst_harness::fuzzing::oracle::{DifferentialOracle, Optimized, Reference, RunAnswer, RunArgs};
 use kmst_harness::fuzzing::targets::{check_with, sim_with, zero_ignored};
 use kmst_harness::fuzzing::{Target, job_example, run};
 
@@ -21,14 +21,14 @@ impl DifferentialOracle for Slipped {
         format!("slip{}", self.slip)
     }
     fn check(&self, data: &[u8], region_size: u64) -> Result<(), StreamError> {
-        let v = Reference.check(data, region_size);
+        let v = Implementation::Reference.check(data, region_size);
         match (self.slip, v) {
             (1, Err(e)) => Err(StreamError { pc: e.pc + 1, ..e }),
             (_, v) => v,
         }
     }
     fn check_run(&self, data: &[u8], args: &RunArgs) -> RunAnswer {
-        let (e, req) = Reference.check_run(data, args);
+        let (e, req) = Implementation::Reference.check_run(data, args);
         if self.slip == 3 {
             (e, req ^ 1)
         } else {
@@ -36,7 +36,7 @@ impl DifferentialOracle for Slipped {
         }
     }
     fn simulate(&self, upload: &[u8], params: &Params) -> SimResult {
-        let mut r = Reference.simulate(upload, params);
+        let mut r = Implementation::Reference.simulate(upload, params);
         match self.slip {
             0 => {
                 if let Some(c) = r.commands.first_mut() {
@@ -63,12 +63,15 @@ fn a_wrong_command_is_reported_with_params_and_the_submitting_micro_op() {
         max_passes: 50,
         ..Params::default()
     };
-    let impls = boxed(vec![Box::new(Reference), Box::new(Slipped { slip: 0 })]);
+    let impls = boxed(vec![
+        Box::new(Implementation::Reference),
+        Box::new(Slipped { slip: 0 }),
+    ]);
     let d = sim_with(Target::SimStructured, &upload, &params, &impls).unwrap_err();
     println!("{d}");
     assert_eq!(d.target, "sim_structured");
     assert!(d.title.contains("slip0"), "{}", d.title);
-    assert!(d.body.contains("command 0 differs"), "{}", d.body);
+    assert!(d.body.contains("commands[0].slot: expected 0, got 1"), "{}", d.body);
     assert!(d.body.contains(r#""max_passes":50"#), "{}", d.body);
     // The disassembly marks pc 6, the ENQUEUE, and shows its template.
     assert!(d.body.contains(">     6: enqueue r1, #0"), "{}", d.body);
@@ -82,7 +85,10 @@ fn a_panicking_variant_is_a_divergence() {
         max_passes: 5,
         ..Params::default()
     };
-    let impls = boxed(vec![Box::new(Reference), Box::new(Slipped { slip: 2 })]);
+    let impls = boxed(vec![
+        Box::new(Implementation::Reference),
+        Box::new(Slipped { slip: 2 }),
+    ]);
     let d = sim_with(Target::SimRaw, &upload, &params, &impls).unwrap_err();
     assert!(d.body.contains("slip2: panicked: deliberate"), "{}", d.body);
 }
@@ -97,7 +103,10 @@ fn checker_slips_are_reported() {
         region_size: data.len() as u64,
         ..RunArgs::default()
     };
-    let pc_slip = boxed(vec![Box::new(Reference), Box::new(Slipped { slip: 1 })]);
+    let pc_slip = boxed(vec![
+        Box::new(Implementation::Reference),
+        Box::new(Slipped { slip: 1 }),
+    ]);
     let d = check_with(Target::Check, &data, data.len() as u64, &args, &pc_slip).unwrap_err();
     assert!(d.title.contains("check verdict"), "{}", d.title);
     assert!(
@@ -105,13 +114,16 @@ fn checker_slips_are_reported() {
         "{}",
         d.body
     );
-    let req_slip = boxed(vec![Box::new(Reference), Box::new(Slipped { slip: 3 })]);
+    let req_slip = boxed(vec![
+        Box::new(Implementation::Reference),
+        Box::new(Slipped { slip: 3 }),
+    ]);
     let d = check_with(Target::Check, &data, data.len() as u64, &args, &req_slip).unwrap_err();
     assert!(d.title.contains("check_run"), "{}", d.title);
     // The real pair agrees on it: reason 2 (unknown opcode) at pc 1.
     let real = boxed(vec![
-        Box::new(Reference),
-        Box::new(Optimized(Dispatch::Tail)),
+        Box::new(Implementation::Reference),
+        Box::new(Implementation::Fast(Dispatch::Tail)),
     ]);
     let a = check_with(Target::Check, &data, data.len() as u64, &args, &real).unwrap();
     assert_eq!(

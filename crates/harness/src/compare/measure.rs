@@ -3,7 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use kmst::exec::{Dispatch, simulate};
+use kmst::exec::Dispatch;
+
+use crate::answers::{DifferentialOracle, Implementation};
 
 use super::stats::Summary;
 use super::workload::{CompareError, Workload, check_agreement, count_ops};
@@ -38,7 +40,7 @@ impl Settings {
 /// One variant's measurement on one workload.
 #[derive(Clone, Debug)]
 pub struct VariantResult {
-    pub variant: Dispatch,
+    pub variant: Implementation,
     /// Runs per sample.
     pub runs_per_sample: u64,
     /// Nanoseconds per whole run (check, pre-decode and simulation).
@@ -63,7 +65,7 @@ pub struct WorkloadResult {
 
 impl WorkloadResult {
     /// The result of `variant`, if it was measured.
-    pub fn get(&self, variant: Dispatch) -> Option<&VariantResult> {
+    pub fn get(&self, variant: Implementation) -> Option<&VariantResult> {
         self.variants.iter().find(|v| v.variant == variant)
     }
 }
@@ -75,14 +77,12 @@ pub struct Report {
     pub workloads: Vec<WorkloadResult>,
 }
 
-fn time_runs(workload: &Workload, variant: Dispatch, runs: u64) -> Duration {
+fn time_runs(workload: &Workload, variant: Implementation, runs: u64) -> Duration {
     let start = Instant::now();
     for _ in 0..runs {
-        std::hint::black_box(simulate(
-            std::hint::black_box(&workload.upload),
-            &workload.params,
-            variant,
-        ));
+        std::hint::black_box(
+            variant.simulate(std::hint::black_box(&workload.upload), &workload.params),
+        );
     }
     start.elapsed()
 }
@@ -97,7 +97,7 @@ fn ratios(base: &[f64], t: &[f64]) -> Summary {
 /// `progress` is told each step (for a terminal).
 pub fn measure(
     workload: &Workload,
-    variants: &[Dispatch],
+    variants: &[Implementation],
     settings: Settings,
     progress: &mut dyn FnMut(&str),
 ) -> Result<WorkloadResult, CompareError> {
@@ -125,12 +125,12 @@ pub fn measure(
             samples[k].push(t.as_nanos() as f64 / runs[k] as f64);
         }
     }
-    let index = |d: Dispatch| variants.iter().position(|&v| v == d);
+    let index = |d: Implementation| variants.iter().position(|&v| v == d);
     #[cfg(feature = "switch")]
-    let switch = index(Dispatch::Switch);
+    let switch = index(Implementation::Fast(Dispatch::Switch));
     #[cfg(not(feature = "switch"))]
     let switch: Option<usize> = None;
-    let reference = index(Dispatch::Reference);
+    let reference = index(Implementation::Reference);
     let results = variants
         .iter()
         .enumerate()
@@ -154,7 +154,7 @@ pub fn measure(
 /// [`measure`] on every workload.
 pub fn compare(
     workloads: &[Workload],
-    variants: &[Dispatch],
+    variants: &[Implementation],
     settings: Settings,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, CompareError> {

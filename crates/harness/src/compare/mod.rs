@@ -6,10 +6,9 @@
 //!
 //! - the [`Workload`]s: the named benchmark streams bundled into the binary
 //!   ([`bundled`], sources in `corpus/bench/` and `corpus/streams/jobs_1000.kms`)
-//!   or any `.kms` source with `;@ params` directives ([`Workload::from_source`],
-//!   read with the corpus loader's [`parse_directives`]);
-//! - the agreement check: every variant's [`SimResult`] must equal the
-//!   reference model's ([`first_disagreement`] names the first differing field);
+//!   or any `.kms` source with `;@ params` directives ([`Workload::from_source`]);
+//! - the agreement check: every variant's answer must equal the reference
+//!   model's ([`check_agreement`], which names the first differing field);
 //! - micro-op counting in a separate, untimed run through an [`Observer`]
 //!   ([`count_ops`]), so the timed runs carry no counting cost;
 //! - timing: the variants run round-robin, sample by sample, so that a load
@@ -30,5 +29,4 @@ pub use render::{render_table, to_json};
 pub use stats::{Summary, t975};
 pub use workload::{
     BUNDLED, CompareError, OpCounter, Workload, bundled, check_agreement, count_ops,
-    first_disagreement,
 };

@@ -3,12 +3,10 @@
 
 use std::fmt;
 
-use kmst::exec::{Dispatch, Observer, TurnEnd, simulate, simulate_observed};
+use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed};
 use kmst::reference::{Params, SimResult};
 
-use serde_json::Value;
-
-use crate::corpus::{Difference, first_difference, parse_directives, run_json};
+use crate::answers::{Difference, DifferentialOracle, Implementation, Source, run_difference};
 
 /// The bundled workloads: name and `.kms` source, in the order they are reported.
 pub const BUNDLED: [(&str, &str); 9] = [
@@ -65,7 +63,7 @@ pub enum CompareError {
     /// A variant's answer differs from the reference model's.
     Disagreement {
         workload: String,
-        variant: Dispatch,
+        variant: Implementation,
         difference: Difference,
     },
     /// A requested dispatch variant is the reference model or not built in.
@@ -98,13 +96,12 @@ impl Workload {
             name: name.to_owned(),
             message,
         };
-        let directives = parse_directives(name, source).map_err(|e| bad(e.to_string()))?;
-        let params = Params::from_json_value(&Value::Object(directives.params))
-            .map_err(|e| bad(format!("params: {e}")))?;
-        let upload = kmst::asm::assemble(source).map_err(|e| bad(e.to_string()))?;
+        let source = Source::parse(name, source).map_err(|e| bad(e.to_string()))?;
+        let params = source.params().map_err(|e| bad(e.to_string()))?;
+        let upload = source.assemble().map_err(|e| bad(e.to_string()))?;
         Ok(Workload {
             name: name.to_owned(),
-            notes: directives.notes,
+            notes: source.directives.notes,
             upload,
             params,
         })
@@ -122,32 +119,16 @@ pub fn bundled() -> Result<Vec<Workload>, CompareError> {
 // ---------------------------------------------------------------------------
 // Agreement and counting.
 
-/// The first field where `got` differs from the reference answer, as the
-/// corpus compares answers (S24 JSON, keys in the saved order).
-pub fn first_disagreement(reference: &SimResult, got: &SimResult) -> Option<Difference> {
-    if reference == got {
-        return None;
-    }
-    let a = Value::Object(run_json(reference));
-    let b = Value::Object(run_json(got));
-    // Equal JSON but unequal values can only differ in the parameters.
-    Some(first_difference(&a, &b).unwrap_or_else(|| Difference {
-        field: "params".into(),
-        expected: format!("{:?}", reference.params),
-        got: format!("{:?}", got.params),
-    }))
-}
-
 /// Runs `workload` once with every variant and checks each answer against the
 /// reference model's; returns the reference answer.
 pub fn check_agreement(
     workload: &Workload,
-    variants: &[Dispatch],
+    variants: &[Implementation],
 ) -> Result<SimResult, CompareError> {
-    let reference = simulate(&workload.upload, &workload.params, Dispatch::Reference);
-    for &v in variants.iter().filter(|&&v| v != Dispatch::Reference) {
-        let got = simulate(&workload.upload, &workload.params, v);
-        if let Some(difference) = first_disagreement(&reference, &got) {
+    let reference = Implementation::Reference.simulate(&workload.upload, &workload.params);
+    for &v in variants.iter().filter(|&&v| v != Implementation::Reference) {
+        let got = v.simulate(&workload.upload, &workload.params);
+        if let Some((difference, _)) = run_difference(&reference, &got) {
             return Err(CompareError::Disagreement {
                 workload: workload.name.clone(),
                 variant: v,

@@ -15,7 +15,7 @@
 //!   most [`MAX_RAW_PASSES`] and `turn_budget` at most [`MAX_RAW_BUDGET`] so
 //!   one input runs at most a few hundred thousand micro-ops.
 
-use crate::fuzzing::oracle::RunArgs;
+use crate::answers::RunArgs;
 use kmst::reference::{Delay, Params, ResultModel};
 
 /// Bytes of the `check` target's prefix.

@@ -468,12 +468,11 @@ pub fn case_from_seed(seed: u64) -> Case {
 }
 
 pub mod input;
-pub mod oracle;
 pub mod report;
 pub mod script;
 pub mod seeds;
 pub mod targets;
 
-pub use oracle::{DifferentialOracle, Optimized, Reference};
+pub use crate::answers::{DifferentialOracle, Implementation};
 pub use report::Divergence;
 pub use targets::{Agreement, Target, fuzz, run};

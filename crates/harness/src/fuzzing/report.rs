@@ -11,14 +11,14 @@
 use std::fmt::{self, Write as _};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use serde_json::Value;
-
 use kmst::asm::format_op;
 use kmst::format::{
     HEADER_LEN, MicroOp, OP_LEN, TEMPLATE_LEN, Template, read_u32, templates_offset,
 };
 use kmst::ops::ImmKind;
 use kmst::reference::{Params, SimResult, StreamError};
+
+use crate::answers::{run_difference, run_summary};
 
 /// Two implementations gave different answers (or one panicked).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,102 +145,6 @@ fn template_text(upload: &[u8], index: usize) -> String {
     }
 }
 
-/// The pc an event names: the error's for `KM_EVENT_STREAM_ERROR` (S21).
-fn event_pc(event: &Value) -> Option<u32> {
-    (event["kind"].as_u64() == Some(6))
-        .then(|| {
-            event["auxiliary"]
-                .as_u64()
-                .map(|aux| ((aux >> 8) & 0xFFFF) as u32)
-        })
-        .flatten()
-}
-
-/// One line summing up a run.
-pub fn run_summary(r: &SimResult) -> String {
-    let end = match (&r.error, r.halt) {
-        (Some(e), _) => format!(" (reason {} at pc {})", e.reason.number(), e.pc),
-        (None, Some(h)) => format!(" (halt {h})"),
-        _ => String::new(),
-    };
-    format!(
-        "status {:?}{end}, {} commands, {} events, passes {}, stopped {}",
-        r.status,
-        r.commands.len(),
-        r.events.len(),
-        r.passes,
-        r.stopped
-    )
-}
-
-/// The first difference between two runs, in the order of S24's fields, and
-/// the program counters it involves.
-pub fn first_difference(want: &SimResult, got: &SimResult) -> Option<(String, Vec<u32>)> {
-    if want == got {
-        return None;
-    }
-    let (w, g) = match (want.to_json_value(), got.to_json_value()) {
-        (Ok(w), Ok(g)) => (w, g),
-        _ => return Some((format!("expected {want:?}\n    got {got:?}"), Vec::new())),
-    };
-    for list in ["commands", "events"] {
-        let (wl, gl) = (w[list].as_array(), g[list].as_array());
-        let (wl, gl) = (
-            wl.map_or(&[][..], Vec::as_slice),
-            gl.map_or(&[][..], Vec::as_slice),
-        );
-        for i in 0..wl.len().max(gl.len()) {
-            let (a, b) = (wl.get(i), gl.get(i));
-            if a == b {
-                continue;
-            }
-            let show = |v: Option<&Value>, n: usize| {
-                v.map_or_else(|| format!("none (only {n} {list})"), Value::to_string)
-            };
-            let pc = |v: Option<&Value>| -> Option<u32> {
-                let v = v?;
-                if list == "commands" {
-                    v["pc"].as_u64().map(|p| p as u32)
-                } else {
-                    event_pc(v)
-                }
-            };
-            let pcs = [pc(a), pc(b)].into_iter().flatten().collect();
-            let what = if list == "commands" {
-                "command"
-            } else {
-                "event"
-            };
-            return Some((
-                format!(
-                    "{what} {i} differs\n    expected {}\n         got {}",
-                    show(a, wl.len()),
-                    show(b, gl.len())
-                ),
-                pcs,
-            ));
-        }
-    }
-    for field in [
-        "check", "status", "passes", "error", "halt", "stopped", "params",
-    ] {
-        if w[field] != g[field] {
-            let pcs = [&w[field], &g[field]]
-                .iter()
-                .filter_map(|v| v["pc"].as_u64().map(|p| p as u32))
-                .collect();
-            return Some((
-                format!(
-                    "`{field}` differs\n    expected {}\n         got {}",
-                    w[field], g[field]
-                ),
-                pcs,
-            ));
-        }
-    }
-    Some((format!("expected {want:?}\n    got {got:?}"), Vec::new()))
-}
-
 /// Compares every variant's run with the reference's; `None` when all agree.
 pub fn compare_runs(
     target: &'static str,
@@ -277,9 +181,12 @@ pub fn compare_runs(
             got.as_ref().map_or_else(Clone::clone, run_summary)
         );
         if let (Ok(want), Ok(got)) = (reference, got)
-            && let Some((text, at)) = first_difference(want, got)
+            && let Some((difference, at)) = run_difference(want, got)
         {
-            let _ = writeln!(body, "  first difference, reference vs {name}: {text}");
+            let _ = writeln!(
+                body,
+                "  first difference, reference vs {name}: {difference}"
+            );
             pcs.extend(at);
         }
     }

@@ -18,8 +18,8 @@ use std::path::Path;
 use arbitrary::Unstructured;
 use serde_json::Value;
 
+use crate::answers::RunArgs;
 use crate::fuzzing::input::{CheckPrefix, SimPrefix};
-use crate::fuzzing::oracle::RunArgs;
 use crate::fuzzing::script::Script;
 use crate::fuzzing::targets::Target;
 use kmst::reference::Params;

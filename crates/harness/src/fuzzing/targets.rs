@@ -27,10 +27,8 @@ use std::str::FromStr;
 
 use arbitrary::Unstructured;
 
+use crate::answers::{DifferentialOracle, RunArgs, checkers, with_checkers, with_implementations};
 use crate::fuzzing::input::{CheckPrefix, SimPrefix};
-use crate::fuzzing::oracle::{
-    DifferentialOracle, RunArgs, checkers, with_checkers, with_implementations,
-};
 use crate::fuzzing::report::{Divergence, caught, compare_runs, disasm_around, verdict_text};
 use crate::fuzzing::script::Script;
 use kmst::format::{

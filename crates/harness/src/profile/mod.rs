@@ -27,8 +27,6 @@ use kmst::reference::{Params, SimResult, StreamError};
 /// Why a stream cannot be profiled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProfileError {
-    /// The reference model calls no observer hooks; profile a fast variant.
-    NotObservable(Dispatch),
     /// The check rejected the upload: the stream never ran.
     Rejected(StreamError),
     /// A turn budget of 0 (S25: at least 1).
@@ -38,10 +36,6 @@ pub enum ProfileError {
 impl fmt::Display for ProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProfileError::NotObservable(d) => write!(
-                f,
-                "the {d} dispatch reports no turns; profile with tail, switch or threaded"
-            ),
             ProfileError::Rejected(e) => write!(
                 f,
                 "the check rejects the upload (reason {}, pc {}): nothing runs",
@@ -70,9 +64,6 @@ pub fn profile(
     dispatch: Dispatch,
     timeline: bool,
 ) -> Result<Run, ProfileError> {
-    if dispatch == Dispatch::Reference {
-        return Err(ProfileError::NotObservable(dispatch));
-    }
     if params.turn_budget == 0 {
         return Err(ProfileError::ZeroBudget);
     }

@@ -43,18 +43,6 @@ pub struct Machine {
     ran: bool,
 }
 
-/// [`Machine::run`] was asked for [`Dispatch::Reference`], which is not a fast variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NotFast;
-
-impl std::fmt::Display for NotFast {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the reference model is not a fast dispatch variant")
-    }
-}
-
-impl std::error::Error for NotFast {}
-
 fn blank_stream(index: u8) -> StreamMeta {
     StreamMeta {
         pc: 0,
@@ -149,10 +137,7 @@ impl Machine {
 
     /// Runs the passes with the given fast variant, calling `obs`'s hooks.
     /// A machine runs once; calling `run` again does nothing.
-    pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) -> Result<(), NotFast> {
-        if dispatch == Dispatch::Reference {
-            return Err(NotFast);
-        }
+    pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
         #[cfg(feature = "threaded")]
         if dispatch == Dispatch::Threaded
             && let Some(p) = &mut self.program
@@ -167,7 +152,6 @@ impl Machine {
             self.ran = true;
             self.passes(dispatch, obs);
         }
-        Ok(())
     }
 
     /// The answer of the run (S24).
@@ -278,7 +262,7 @@ impl Machine {
                 Dispatch::Switch => super::switch::run::<O>(ip, regs, erased, fuel),
                 #[cfg(feature = "threaded")]
                 Dispatch::Threaded => super::threaded::run::<O>(ip, regs, erased, fuel),
-                _ => super::tail::run::<O>(ip, regs, erased, fuel),
+                Dispatch::Tail => super::tail::run::<O>(ip, regs, erased, fuel),
             }
         };
         let pc = ctx.pc(ctx.exit_ip);

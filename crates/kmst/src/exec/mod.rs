@@ -11,8 +11,10 @@
 //!   table ([`tail`]);
 //! - [`Dispatch::Switch`] (feature `switch`): `loop { match op { .. } }` ([`switch`]);
 //! - [`Dispatch::Threaded`] (feature `threaded`): each instruction carries
-//!   its handler pointer ([`threaded`]);
-//! - [`Dispatch::Reference`]: the reference model, for comparison.
+//!   its handler pointer ([`threaded`]).
+//!
+//! The reference model is not a dispatch variant: it is
+//! [`crate::reference::simulate`], and the harness lists it beside these.
 //!
 //! Around them the fast kernel ([`kernel`], [`machine`]) runs the passes with
 //! bit-mask slots, a fixed 64-job queue and an idle skip that jumps over
@@ -33,12 +35,12 @@ pub(crate) mod threaded;
 use std::fmt;
 use std::str::FromStr;
 
-pub use machine::{Machine, NotFast};
+pub use machine::Machine;
 pub use observer::{NoObserver, Observer, TurnEnd};
 
 use crate::reference::{Params, SimResult};
 
-/// Which interpreter runs the stream.
+/// Which fast dispatch loop runs the stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Dispatch {
     /// Tail-call table (the default).
@@ -50,30 +52,19 @@ pub enum Dispatch {
     /// Direct threading: each instruction stores its handler.
     #[cfg(feature = "threaded")]
     Threaded,
-    /// The reference model (`kmst::reference::simulate`).
-    Reference,
 }
 
 impl Dispatch {
-    /// Every variant compiled into this build, fast ones first.
-    pub fn available() -> &'static [Dispatch] {
-        &[
-            Dispatch::Tail,
-            #[cfg(feature = "switch")]
-            Dispatch::Switch,
-            #[cfg(feature = "threaded")]
-            Dispatch::Threaded,
-            Dispatch::Reference,
-        ]
-    }
+    /// Every variant compiled into this build, the default first.
+    pub const ALL: &'static [Dispatch] = &[
+        Dispatch::Tail,
+        #[cfg(feature = "switch")]
+        Dispatch::Switch,
+        #[cfg(feature = "threaded")]
+        Dispatch::Threaded,
+    ];
 
-    /// The fast variants compiled into this build.
-    pub fn fast() -> &'static [Dispatch] {
-        let all = Dispatch::available();
-        &all[..all.len() - 1]
-    }
-
-    /// Its name: `tail`, `switch`, `threaded` or `reference`.
+    /// Its name: `tail`, `switch` or `threaded`.
     pub fn name(self) -> &'static str {
         match self {
             Dispatch::Tail => "tail",
@@ -81,7 +72,6 @@ impl Dispatch {
             Dispatch::Switch => "switch",
             #[cfg(feature = "threaded")]
             Dispatch::Threaded => "threaded",
-            Dispatch::Reference => "reference",
         }
     }
 }
@@ -98,7 +88,7 @@ pub struct UnknownDispatch(pub String);
 
 impl fmt::Display for UnknownDispatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = Dispatch::available().iter().map(|d| d.name()).collect();
+        let names: Vec<&str> = Dispatch::ALL.iter().map(|d| d.name()).collect();
         write!(
             f,
             "unknown dispatch `{}` (this build has: {})",
@@ -114,7 +104,7 @@ impl FromStr for Dispatch {
     type Err = UnknownDispatch;
 
     fn from_str(s: &str) -> Result<Dispatch, UnknownDispatch> {
-        Dispatch::available()
+        Dispatch::ALL
             .iter()
             .copied()
             .find(|d| d.name() == s)
@@ -128,18 +118,14 @@ pub fn simulate(upload: &[u8], params: &Params, dispatch: Dispatch) -> SimResult
     simulate_observed(upload, params, dispatch, &mut NoObserver)
 }
 
-/// [`simulate`] calling `obs`'s hooks (the reference model calls none).
+/// [`simulate`] calling `obs`'s hooks.
 pub fn simulate_observed<O: Observer>(
     upload: &[u8],
     params: &Params,
     dispatch: Dispatch,
     obs: &mut O,
 ) -> SimResult {
-    if dispatch == Dispatch::Reference {
-        return crate::reference::simulate(upload, params);
-    }
     let mut m = Machine::new(upload, params);
-    // Not Reference, so `run` accepts it.
-    let _ = m.run(dispatch, obs);
+    m.run(dispatch, obs);
     m.into_result()
 }
