@@ -13,7 +13,7 @@ use crate::common::{CliError, load_upload};
 pub struct Args {
     /// The upload: a binary, or a `.kms` text assembled on the fly.
     input: PathBuf,
-    /// The size of the region the kernel publishes (streams.md; 1 MiB by default).
+    /// The size of the region the kernel publishes (docs/spec.md; 1 MiB by default).
     #[arg(long, default_value_t = 1 << 20)]
     region_size: u64,
     /// Print one JSON object instead of a sentence: `{"check": null}` or

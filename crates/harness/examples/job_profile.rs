@@ -1,4 +1,4 @@
-//! Runs the 1,000-job example of streams.md many times, for a profiler:
+//! Runs the 1,000-job example of docs/spec.md many times, for a profiler:
 //! `valgrind --tool=callgrind target/release/examples/job_profile tail 200`
 //! (docs/dispatch.md, "Where the 1,000-job example's time goes").
 

@@ -1,6 +1,6 @@
 //! The fast kernel allocates nothing per pass or per micro-op: a counting
 //! global allocator watches a whole run of the 1,000-job example of
-//! streams.md "Building a stream" on every fast variant.
+//! docs/spec.md "The builder" on every fast variant.
 //!
 //! Allocation is allowed in set-up (`Machine::new`, which checks and decodes
 //! the upload) and for the result vectors, which the test reserves up front

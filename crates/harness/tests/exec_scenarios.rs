@@ -1,5 +1,5 @@
 //! Hand-made scenarios run on every fast dispatch variant, with the answers
-//! worked out by hand from streams.md and the rulings S11..S22.
+//! worked out by hand from docs/spec.md and the rulings S11..S22.
 
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::{MicroOp, flags};

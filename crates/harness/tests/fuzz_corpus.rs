@@ -99,6 +99,6 @@ fn dictionary_is_up_to_date() {
     );
     // The header's first eight bytes: "TSMK" (0x4B4D5354 little-endian), version 1.
     assert!(saved.contains(r#"magic_version="\x54\x53\x4d\x4b\x01\x00\x00\x00""#));
-    // SUBMIT is opcode 32 (streams.md "Micro-ops").
+    // SUBMIT is opcode 32 (docs/spec.md "Micro-ops").
     assert!(saved.contains(r#"op_submit="\x20\x01\x02\x03""#));
 }

@@ -57,7 +57,7 @@ fn boxed(list: Vec<Box<dyn DifferentialOracle>>) -> Vec<Box<dyn DifferentialOrac
 #[test]
 fn a_wrong_command_is_reported_with_params_and_the_submitting_micro_op() {
     // The 1,000-job example: its first command is the job ENQUEUE at pc 6
-    // queued in pass 0 (streams.md "Building a stream").
+    // queued in pass 0 (docs/spec.md "The builder").
     let upload = job_example().encode();
     let params = Params {
         max_passes: 50,
@@ -71,7 +71,11 @@ fn a_wrong_command_is_reported_with_params_and_the_submitting_micro_op() {
     println!("{d}");
     assert_eq!(d.target, "sim_structured");
     assert!(d.title.contains("slip0"), "{}", d.title);
-    assert!(d.body.contains("commands[0].slot: expected 0, got 1"), "{}", d.body);
+    assert!(
+        d.body.contains("commands[0].slot: expected 0, got 1"),
+        "{}",
+        d.body
+    );
     assert!(d.body.contains(r#""max_passes":50"#), "{}", d.body);
     // The disassembly marks pc 6, the ENQUEUE, and shows its template.
     assert!(d.body.contains(">     6: enqueue r1, #0"), "{}", d.body);
@@ -149,7 +153,7 @@ fn checker_slips_are_reported() {
 fn zero_ignored_clears_exactly_the_ignored_bytes() {
     let clean = job_example().encode();
     let mut dirty = clean.clone();
-    // streams.md "The upload": the header's last 32 bytes; SET reads only a
+    // docs/spec.md "The upload": the header's last 32 bytes; SET reads only a
     // (S4), so b, c and imm2 of micro-op 0 are ignored; HALT (pc 10) does not
     // read its imm; the template's slot (bytes 2..4), sequence (4..8),
     // landing (8..12), reserved words (56..64), patch entries past

@@ -1,5 +1,5 @@
 //! The profile of streams of known shape, with every count worked out by
-//! hand from streams.md and S11..S20 (the turn rules of S17, the sweep of
+//! hand from docs/spec.md and S11..S20 (the turn rules of S17, the sweep of
 //! S12, the queue's turn of S20).
 //!
 //! Counts that depend on how the fast kernel skips idle passes are asserted

@@ -1,4 +1,4 @@
-//! The stream builder (streams.md "Building a stream", S7..S9).
+//! The stream builder (docs/spec.md "The builder", S7..S9).
 //!
 //! [`Stream`] collects micro-ops, constants, labels and templates and
 //! [`Stream::encode`] lays them out as an upload: a prologue of `SET`s for the

@@ -1,4 +1,4 @@
-//! The optimized checker: `check` and `check_run` (streams.md "The check", S2..S6).
+//! The optimized checker: `check` and `check_run` (docs/spec.md "The check", S2..S6).
 //!
 //! The kernel runs this before every stream, so it is one pass over the bytes
 //! with no allocation, and it never panics: every size is computed in `u64`
@@ -141,7 +141,7 @@ fn first_use(data: &[u8], layout: &Layout, index: u32) -> u32 {
 
 /// What the kernel does before it runs a stream: `Ok` or the first fault.
 ///
-/// The checks run in the order of streams.md "The check" and the first fault wins.
+/// The checks run in the order of docs/spec.md "The check" and the first fault wins.
 pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     let layout = check_header(data, region_size)?;
     let ops = &data[HEADER_LEN..HEADER_LEN + layout.op_count as usize * OP_LEN];
@@ -282,7 +282,7 @@ impl<'a> CheckedUpload<'a> {
 
 #[cfg(test)]
 mod tests {
-    //! Every expected value here is worked out from streams.md "The check", S2..S6.
+    //! Every expected value here is worked out from docs/spec.md "The check", S2..S6.
     use super::*;
 
     const OK_HALT: [u8; 5] = [20, 0, 0, 0, 0]; // HALT r0

@@ -1,4 +1,4 @@
-//! The upload's byte layout (streams.md "The upload", S1, S2) and its typed form.
+//! The upload's byte layout (docs/spec.md "The upload", S1, S2) and its typed form.
 //!
 //! [`Upload`] is header + micro-ops + templates. [`Upload::encode`] writes the
 //! exact layout with every ignored byte zero; [`Upload::decode`] runs the check

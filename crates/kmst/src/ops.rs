@@ -93,7 +93,7 @@ macro_rules! reg_field {
 
 macro_rules! define_opcode {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        /// A micro-op's opcode (streams.md "Micro-ops").
+        /// A micro-op's opcode (docs/spec.md "Micro-ops").
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u8)]
         pub enum Opcode {
@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn opcode_numbers_are_the_specifications() {
-        // streams.md "Micro-ops": 21 micro-ops with these numbers.
+        // docs/spec.md "Micro-ops": 21 micro-ops with these numbers.
         let numbers: Vec<u8> = Opcode::ALL.iter().map(|&op| op as u8).collect();
         assert_eq!(
             numbers,

@@ -1,4 +1,4 @@
-//! Every rejection of streams.md "Building a stream" and S7 is a typed error naming field and value.
+//! Every rejection of docs/spec.md "The builder" and S7 is a typed error naming field and value.
 
 use kmst::builder::{BuildError, Operand, Stream};
 

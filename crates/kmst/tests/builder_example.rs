@@ -1,4 +1,4 @@
-//! The spec's 1000-job example (streams.md "Building a stream"), S7..S9 by hand.
+//! The spec's 1000-job example (docs/spec.md "The builder"), S7..S9 by hand.
 
 use kmst::asm::{assemble, disassemble};
 use kmst::builder::{Operand, Stream};

@@ -1,4 +1,4 @@
-//! The builder never produces an upload the check rejects (streams.md: "The
+//! The builder never produces an upload the check rejects (docs/spec.md: "The
 //! builder rejects what the check would reject").
 
 use kmst::builder::{BuildError, Operand, Stream};

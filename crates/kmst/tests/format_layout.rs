@@ -1,4 +1,4 @@
-//! The byte layout of streams.md "The upload", S1 and S2, checked byte by byte.
+//! The byte layout of docs/spec.md "The upload", S1 and S2, checked byte by byte.
 
 use kmst::format::{Command, Header, MicroOp, Template, Upload, flags, upload_len};
 use kmst::ops::Opcode;

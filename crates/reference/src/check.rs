@@ -1,4 +1,4 @@
-//! The reference checker, written straight from streams.md "The check" and S2..S6.
+//! The reference checker, written straight from docs/spec.md "The check" and S2..S6.
 //!
 //! It keeps its own small table of which operand fields each micro-op reads
 //! ([`operands`], from S4) on purpose: it must not share kmst's generated
@@ -7,7 +7,7 @@
 
 use crate::result::{Reason, StreamError};
 
-/// The header's magic word (streams.md "The upload").
+/// The header's magic word (docs/spec.md "The upload").
 pub const MAGIC: u32 = 0x4B4D_5354;
 /// The only header version.
 pub const VERSION: u32 = 1;
@@ -34,7 +34,7 @@ pub enum Imm {
 }
 
 /// The register fields (`a`, `b`, `c`) and the imm kind opcode `op` uses, or
-/// `None` for an unknown opcode (the table of streams.md "Micro-ops" and S4).
+/// `None` for an unknown opcode (the table of docs/spec.md "Micro-ops" and S4).
 pub fn operands(op: u8) -> Option<(&'static [char], Imm)> {
     use Imm::*;
     Some(match op {

@@ -2,8 +2,8 @@
 //!
 //! This crate is the oracle: every faster implementation, every saved answer in
 //! `corpus/` and every fuzz target is judged against it. Its only goals are to be
-//! right and to read like the specification (`shared/spec/streams.md`, rulings
-//! S1..S25 in `semantics.md`). It depends on nothing of `kmst` on purpose: it has
+//! right and to read like the specification (docs/spec.md, rulings
+//! S1..S25 in docs/semantics.md). It depends on nothing of `kmst` on purpose: it has
 //! its own small checker ([`check`]) and its own pass-by-pass simulator
 //! ([`simulate`]), so that the optimized code can be tested against it.
 //!

@@ -1,4 +1,4 @@
-//! Simulation parameters and completion models (streams.md "The simulator", S23, S25).
+//! Simulation parameters and completion models (docs/spec.md "The simulator", S23, S25).
 
 use std::fmt;
 use std::sync::Arc;
@@ -41,7 +41,7 @@ pub enum ResultModel {
     Custom(Arc<ResultFn>),
 }
 
-/// Every parameter of a run (streams.md "The simulator", S23..S25).
+/// Every parameter of a run (docs/spec.md "The simulator", S23..S25).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
     pub delay: Delay,
@@ -138,7 +138,7 @@ impl PartialEq for ResultModel {
 }
 
 impl Default for Params {
-    /// The defaults of streams.md and S23.
+    /// The defaults of docs/spec.md and S23.
     fn default() -> Self {
         Params {
             delay: Delay::Fixed(0),

@@ -5,7 +5,7 @@ use crate::params::Params;
 /// `(reason, pc)` of an error event: a rejected check or a stream's runtime error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StreamError {
-    /// The reason of streams.md "Events and errors".
+    /// The reason of docs/spec.md "Events and errors".
     pub reason: Reason,
     /// Program counter the reason names (0 for header faults).
     pub pc: u32,
@@ -13,7 +13,7 @@ pub struct StreamError {
 
 macro_rules! reasons {
     ($($name:ident = $n:literal, $label:literal;)*) => {
-        /// Why a stream ended with an error event (streams.md "Events and errors").
+        /// Why a stream ended with an error event (docs/spec.md "Events and errors").
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u8)]
         pub enum Reason {
@@ -89,7 +89,7 @@ pub struct SubmittedCommand {
     pub queued: bool,
 }
 
-/// Event kinds (streams.md "Events and errors").
+/// Event kinds (docs/spec.md "Events and errors").
 pub mod kind {
     pub const TIMEOUT: u8 = 1;
     pub const STREAM: u8 = 4;

@@ -1,8 +1,8 @@
-//! The pass-by-pass simulator (streams.md "The kernel pass and the job queue", S11..S22).
+//! The pass-by-pass simulator (docs/spec.md "The kernel", S11..S22).
 //!
-//! One loop over passes; each pass runs the four phases of streams.md in order:
+//! One loop over passes; each pass runs the four phases of docs/spec.md in order:
 //! sweep (S12), deadlines (S13, S14), host commands (the RUN in pass 0, the
-//! cancel, S11, S15), then the turns (S17, S20) with the rotation of streams.md.
+//! cancel, S11, S15), then the turns (S17, S20) with the rotation of docs/spec.md.
 //! Idle passes are simulated one by one. Nothing here is clever: the state is
 //! plain arrays and a `VecDeque`, and every rule cites its ruling.
 //!
@@ -21,7 +21,7 @@ use crate::check::{self, HEADER_LEN, OP_LEN, TEMPLATE_LEN};
 use crate::params::Params;
 use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand, kind};
 
-/// Completion slots (streams.md "What a stream is").
+/// Completion slots (docs/spec.md "Streams, commands and the grid").
 pub const SLOTS: usize = 16;
 /// Most waiting jobs in the queue.
 pub const QUEUE_CAPACITY: usize = 64;
@@ -35,7 +35,7 @@ pub const FLAG_RESULT: u8 = 1 << 2;
 /// A first_register/count_register that takes the field from the command.
 pub const FROM_COMMAND: u8 = 0xFF;
 
-/// One decoded micro-op (streams.md "The upload").
+/// One decoded micro-op (docs/spec.md "The upload").
 #[derive(Clone, Copy, Debug)]
 struct Op {
     op: u8,
@@ -405,7 +405,7 @@ impl<'p> Sim<'p> {
         }
     }
 
-    /// One micro-op at `self.pc` (the table of streams.md "Micro-ops", S18).
+    /// One micro-op at `self.pc` (the table of docs/spec.md "Micro-ops", S18).
     fn execute(&mut self, pass: u64) -> Step {
         let Op { op, a, b, c, imm } = self.ops[self.pc as usize];
         let pc = self.pc;

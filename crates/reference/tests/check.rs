@@ -1,4 +1,4 @@
-//! The check (streams.md "The check", S2..S6), one test per rule, with the
+//! The check (docs/spec.md "The check", S2..S6), one test per rule, with the
 //! expected reason and pc worked out from the spec.
 
 mod common;

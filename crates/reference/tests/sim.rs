@@ -1254,7 +1254,7 @@ fn out_of_range_params_do_not_panic() {
     assert_eq!((r.status, r.passes, r.check), (Status::Stuck, 0, None));
 }
 
-/// The xorshift of streams.md, for the expected values.
+/// The xorshift of docs/spec.md, for the expected values.
 fn xorshift(x: &mut u32) -> u32 {
     *x ^= *x << 13;
     *x ^= *x >> 17;
@@ -1264,7 +1264,7 @@ fn xorshift(x: &mut u32) -> u32 {
 
 #[test]
 fn the_spec_1000_job_example() {
-    // The builder example of streams.md, laid out by S7/S8: job = r0, count = r1
+    // The builder example of docs/spec.md, laid out by S7/S8: job = r0, count = r1
     // (registers(2)), then constants in first-asked order: const(119) -> r2,
     // const(1000) -> r3, const(0) -> r4, emitted as a SET prologue (pc 0..2);
     // `top` is pc 3. addi takes an imm, 77 is an integer argument.

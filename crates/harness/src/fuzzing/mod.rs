@@ -85,7 +85,7 @@ pub fn upload(
     }
 }
 
-/// The 1,000-job example of streams.md "Building a stream", as its builder
+/// The 1,000-job example of docs/spec.md "The builder", as its builder
 /// emits it: job = r0, count = r1 (S7); the constants 119, 1000 and 0 in r2,
 /// r3, r4 as a SET prologue (S8); one template (S9): handler 3, args
 /// [job, 77] with arg 0 patched from r0.

@@ -294,7 +294,7 @@ fn where_in_layout(at: usize, op_count: usize) -> String {
     format!("template {} byte {}", k / TEMPLATE_LEN, k % TEMPLATE_LEN)
 }
 
-/// `data` with every byte the layout does not name set to zero (streams.md
+/// `data` with every byte the layout does not name set to zero (docs/spec.md
 /// "The upload": padding, the header's last 32 bytes, operand fields a
 /// micro-op does not read (S4), imm where it means nothing, imm2 and the
 /// four zero bytes, a command's slot/sequence/landing words and reserved

@@ -638,7 +638,7 @@ impl Groups {
     }
 
     /// The lowest `first` in `0 ..= core_count - count` whose range overlaps
-    /// no busy group (streams.md "The kernel pass", S20): walking the groups by
+    /// no busy group (docs/spec.md "The kernel", S20): walking the groups by
     /// first core, the candidate is 0 or the furthest end seen so far.
     fn lowest_fit(&self, count: u32, core_count: u32) -> Option<u32> {
         let count = u64::from(count);

@@ -1,4 +1,4 @@
-//! The pass loop of the fast kernel (streams.md "The kernel pass", S11..S22),
+//! The pass loop of the fast kernel (docs/spec.md "The kernel", S11..S22),
 //! the stream turn around the dispatch loops, and the idle skip.
 //!
 //! [`Machine::new`] does every allocation (decoding, the result vectors'
@@ -401,7 +401,7 @@ impl Machine {
                     }
                 }
             }
-            // 4: the turns, rotating (streams.md: start at p % (n + 1)).
+            // 4: the turns, rotating (docs/spec.md: start at p % (n + 1)).
             self.kernel.queue_moved = false;
             let mut moved = false;
             // `rotation` is p % (n + 1), kept without a division per pass.

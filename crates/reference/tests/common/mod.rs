@@ -1,4 +1,4 @@
-//! A tiny test-only writer of uploads, laid out by hand from streams.md
+//! A tiny test-only writer of uploads, laid out by hand from docs/spec.md
 //! "The upload" (header, micro-ops, templates, each padded to 64 bytes).
 #![allow(dead_code)]
 

@@ -1,6 +1,6 @@
 //! Register arithmetic: SET, MOV, ADD, ADDI, SUB, MUL, AND, SHR, MOD, RAND.
 //!
-//! Registers are u32 and arithmetic wraps (streams.md "Micro-ops").
+//! Registers are u32 and arithmetic wraps (docs/spec.md "Micro-ops").
 
 use super::{Ctx, Exit, Flow, OpBody, get, set};
 use crate::exec::observer::Observer;
