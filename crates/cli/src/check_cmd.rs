@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kmst::asm::format_op;
-use kmst::check::{Reason, check, run_req};
+use kmst::check::{Reason, check};
+use kmst::format::run_req;
 use kmst::format::{HEADER_LEN, MicroOp, OP_LEN};
 
 use crate::common::{CliError, load_upload};

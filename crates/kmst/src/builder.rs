@@ -13,9 +13,9 @@
 
 use std::fmt;
 
+use crate::check::StreamFormatError;
 use crate::format::{
-    ARGS, Command, Header, MAX_OPS, MAX_PATCHES, MicroOp, NO_REGISTER, StreamFormatError, Template,
-    Upload, flags,
+    ARGS, Command, Header, MAX_OPS, MAX_PATCHES, MicroOp, NO_REGISTER, Template, Upload, flags,
 };
 use crate::ops::Opcode;
 

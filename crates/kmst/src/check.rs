@@ -7,25 +7,26 @@
 //! ([`Opcode::from_u8`], [`Opcode::regs`], [`Opcode::imm_kind`]); there is no
 //! second opcode table here.
 //!
+//! The byte layout is [`crate::format`]'s; this module only judges it. An
+//! accepted upload comes out as a [`CheckedUpload`], the proof the fast
+//! pre-decoder starts from.
+//!
 //! The reference crate has its own plain checker; the two are fuzzed against
 //! each other.
 
+use std::fmt;
+
 pub use kmst_reference::{Reason, StreamError};
 
+use crate::format::{HEADER_LEN, check_req};
 use crate::format::{
-    COMMAND_LEN, HEADER_LEN, MAGIC, MAX_OPS, MAX_PATCHES, NO_REGISTER, OP_LEN, REGISTERS,
-    TEMPLATE_LEN, VERSION, flags, read_u32,
+    Header, MAGIC, MAX_OPS, MAX_PATCHES, MicroOp, NO_REGISTER, OP_LEN, REGISTERS, TEMPLATE_LEN,
+    Template, Upload, VERSION, flags, header_at, read_u32, templates_offset, upload_len_u64,
 };
-use crate::ops::{ImmKind, Opcode, RegField};
+use crate::ops::{ImmKind, Opcode};
 
 /// The highest handler number that belongs to the program.
 pub const MAX_HANDLER: u8 = 239;
-
-/// `n` rounded up to a multiple of 64, in u64 (cannot overflow for the u32 counts used here).
-#[inline]
-const fn pad64(n: u64) -> u64 {
-    n.div_ceil(64) * 64
-}
 
 #[inline]
 const fn fault(reason: Reason, pc: u32) -> StreamError {
@@ -48,9 +49,15 @@ fn check_header(data: &[u8], region_size: u64) -> Result<Layout, StreamError> {
     if len < HEADER_LEN as u64 || !len.is_multiple_of(64) || len > region_size {
         return Err(BAD_HEADER);
     }
-    let word = |i: usize| read_u32(data, 4 * i);
-    let (magic, version, op_count, command_count, max_steps, seed) =
-        (word(0), word(1), word(2), word(3), word(4), word(7));
+    let word = |at: usize| read_u32(data, at);
+    let (magic, version, op_count, command_count, max_steps, seed) = (
+        word(header_at::MAGIC),
+        word(header_at::VERSION),
+        word(header_at::OP_COUNT),
+        word(header_at::COMMAND_COUNT),
+        word(header_at::MAX_STEPS),
+        word(header_at::SEED),
+    );
     if magic != MAGIC
         || version != VERSION
         || seed == 0
@@ -61,36 +68,30 @@ fn check_header(data: &[u8], region_size: u64) -> Result<Layout, StreamError> {
     {
         return Err(BAD_HEADER);
     }
-    // S2: 64 + pad64(op_count * 16) + pad64(command_count * 80); all u32 counts, no overflow in u64.
-    let templates_at = HEADER_LEN as u64 + pad64(u64::from(op_count) * OP_LEN as u64);
-    let total = templates_at + pad64(u64::from(command_count) * TEMPLATE_LEN as u64);
-    if total != len {
+    // S2, in u64: u32 counts cannot overflow it.
+    if upload_len_u64(u64::from(op_count), u64::from(command_count)) != len {
         return Err(BAD_HEADER);
     }
     Ok(Layout {
         op_count,
         command_count,
-        templates_at: templates_at as usize,
+        templates_at: templates_offset(op_count as usize),
     })
 }
 
 /// Check 2 for the micro-op at `pc` (S4 order: opcode, registers a b c, target, template).
 #[inline]
 fn check_op(op: &[u8], pc: u32, layout: &Layout) -> Result<(), StreamError> {
-    let Some(opcode) = Opcode::from_u8(op[0]) else {
+    let op = MicroOp::read(op);
+    let Some(opcode) = op.opcode() else {
         return Err(fault(Reason::UnknownOpcode, pc));
     };
-    for field in opcode.regs() {
-        let reg = match field {
-            RegField::A => op[1],
-            RegField::B => op[2],
-            RegField::C => op[3],
-        };
-        if usize::from(reg) >= REGISTERS {
+    for &field in opcode.regs() {
+        if usize::from(op.reg(field)) >= REGISTERS {
             return Err(fault(Reason::BadRegister, pc));
         }
     }
-    let imm = read_u32(op, 4);
+    let imm = op.imm;
     match opcode.imm_kind() {
         ImmKind::Target if imm >= layout.op_count => Err(fault(Reason::BadJump, pc)),
         ImmKind::Template if imm >= layout.command_count => Err(fault(Reason::BadTemplate, pc)),
@@ -100,26 +101,24 @@ fn check_op(op: &[u8], pc: u32, layout: &Layout) -> Result<(), StreamError> {
 
 /// Whether a template passes check 3 (S1, S5).
 #[inline]
-fn template_ok(t: &[u8]) -> bool {
-    let handler = t[0];
-    let flag_byte = t[1];
+fn template_ok(t: &Template) -> bool {
+    let handler = t.command.handler;
     if handler == 0 || handler > MAX_HANDLER {
         return false;
     }
-    if flag_byte & !(flags::EXCLUSIVE | flags::RESULT) != 0 {
+    if t.command.flags & !(flags::EXCLUSIVE | flags::RESULT) != 0 {
         return false;
     }
-    let patch_count = usize::from(t[COMMAND_LEN + 10]);
-    if patch_count > MAX_PATCHES {
+    if usize::from(t.patch_count) > MAX_PATCHES {
         return false;
     }
-    for k in 0..patch_count {
-        if t[COMMAND_LEN + k] > 9 || usize::from(t[COMMAND_LEN + 4 + k]) >= REGISTERS {
-            return false;
-        }
+    if t.patches()
+        .any(|(arg, reg)| usize::from(arg) >= crate::format::ARGS || usize::from(reg) >= REGISTERS)
+    {
+        return false;
     }
     let group_reg_ok = |r: u8| r == NO_REGISTER || usize::from(r) < REGISTERS;
-    group_reg_ok(t[COMMAND_LEN + 8]) && group_reg_ok(t[COMMAND_LEN + 9])
+    group_reg_ok(t.first_register) && group_reg_ok(t.count_register)
 }
 
 /// The pc of the lowest SUBMIT/ENQUEUE whose imm is `index`, or 0 if none (S5).
@@ -151,35 +150,12 @@ pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     let templates = &data
         [layout.templates_at..layout.templates_at + layout.command_count as usize * TEMPLATE_LEN];
     for (index, t) in templates.chunks_exact(TEMPLATE_LEN).enumerate() {
-        if !template_ok(t) {
+        if !template_ok(&Template::read(t)) {
             let pc = first_use(data, &layout, index as u32);
             return Err(fault(Reason::BadTemplate, pc));
         }
     }
     Ok(())
-}
-
-/// The req of the error event of a `KM_HANDLER_RUN` (S3): the header's req when
-/// the upload is at least 64 bytes long and `offset + 64 <= region_size`, else 0.
-pub fn run_req(data: &[u8], offset: u64, region_size: u64) -> u32 {
-    let header_inside = offset
-        .checked_add(HEADER_LEN as u64)
-        .is_some_and(|end| end <= region_size);
-    if data.len() >= HEADER_LEN && header_inside {
-        read_u32(data, 24)
-    } else {
-        0
-    }
-}
-
-/// The req of the error event of a failed `check` (S3): the header's req when
-/// the data is at least 64 bytes long, else 0.
-pub fn check_req(data: &[u8]) -> u32 {
-    if data.len() >= HEADER_LEN {
-        read_u32(data, 24)
-    } else {
-        0
-    }
 }
 
 /// Whether half-open `[a, a + a_len)` and `[b, b + b_len)` share a byte (S6:
@@ -200,7 +176,7 @@ pub fn check_run(
     active: &[(u64, u64)],
     active_reqs: &[u32],
 ) -> (Option<StreamError>, u32) {
-    let req = run_req(data, offset, region_size);
+    let req = crate::format::run_req(data, offset, region_size);
     let length = data.len() as u64;
     // S6 order: alignment, range, overlap, active req, then the check.
     let rejected = !offset.is_multiple_of(64)
@@ -209,7 +185,7 @@ pub fn check_run(
         || active
             .iter()
             .any(|&(at, len)| overlaps(offset, length, at, len))
-        || (data.len() >= HEADER_LEN && active_reqs.contains(&read_u32(data, 24)));
+        || (data.len() >= HEADER_LEN && active_reqs.contains(&check_req(data)));
     if rejected {
         return (Some(BAD_HEADER), req);
     }
@@ -241,13 +217,8 @@ impl<'a> CheckedUpload<'a> {
     }
 
     /// The header's fields that are not derived from the body.
-    pub fn header(&self) -> crate::format::Header {
-        crate::format::Header {
-            max_steps: read_u32(self.data, 16),
-            deadline_us: read_u32(self.data, 20),
-            req: read_u32(self.data, 24),
-            seed: read_u32(self.data, 28),
-        }
+    pub fn header(&self) -> Header {
+        Header::from_bytes(self.data).expect("the check accepted the header")
     }
 
     /// The number of micro-ops (1..=65,535).
@@ -261,22 +232,48 @@ impl<'a> CheckedUpload<'a> {
     }
 
     /// Micro-op `pc`, whose opcode is valid. Panics if `pc >= op_count()`.
-    pub fn op(&self, pc: u32) -> (Opcode, crate::format::MicroOp) {
+    pub fn op(&self, pc: u32) -> (Opcode, MicroOp) {
         assert!(pc < self.layout.op_count, "pc {pc} past the program");
         let at = HEADER_LEN + pc as usize * OP_LEN;
-        let op = crate::format::MicroOp::read(&self.data[at..at + OP_LEN]);
+        let op = MicroOp::read(&self.data[at..at + OP_LEN]);
         let opcode = Opcode::from_u8(op.op).expect("the check accepted the opcode");
         (opcode, op)
     }
 
     /// Template `index`. Panics if `index >= command_count()`.
-    pub fn template(&self, index: u32) -> crate::format::Template {
+    pub fn template(&self, index: u32) -> Template {
         assert!(
             index < self.layout.command_count,
             "template {index} past the table"
         );
         let at = self.layout.templates_at + index as usize * TEMPLATE_LEN;
-        crate::format::Template::read(&self.data[at..at + TEMPLATE_LEN])
+        Template::read(&self.data[at..at + TEMPLATE_LEN])
+    }
+
+    /// The typed form of the upload.
+    pub fn to_upload(&self) -> Upload {
+        Upload::read_checked(self.data)
+    }
+}
+
+/// Why [`Upload::decode`] refused an upload: the check's error event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StreamFormatError(pub StreamError);
+
+impl fmt::Display for StreamFormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the check rejects the upload: {}", self.0)
+    }
+}
+
+impl std::error::Error for StreamFormatError {}
+
+impl Upload {
+    /// Checks the upload (S10) and reads it into its typed form.
+    pub fn decode(data: &[u8]) -> Result<Upload, StreamFormatError> {
+        CheckedUpload::new(data, data.len() as u64)
+            .map(|c| c.to_upload())
+            .map_err(StreamFormatError)
     }
 }
 

@@ -1,12 +1,16 @@
 //! The upload's byte layout (docs/spec.md "The upload", S1, S2) and its typed form.
 //!
+//! This module is the one statement of the layout: the sizes and offsets, the
+//! padding, where a micro-op keeps its register fields a, b and c, the req an
+//! error event carries (S3), and which bytes the kernel ignores. The checker
+//! ([`crate::check`]) validates on top of it and the fast pre-decoder reads
+//! through it; neither restates an offset.
+//!
 //! [`Upload`] is header + micro-ops + templates. [`Upload::encode`] writes the
-//! exact layout with every ignored byte zero; [`Upload::decode`] runs the check
-//! first (S10) and then reads the fields back.
+//! exact layout with every ignored byte zero; `Upload::decode` (in
+//! [`crate::check`]) runs the check first (S10) and then reads the fields back.
 
-use std::fmt;
-
-use crate::check::{StreamError, check};
+use crate::ops::{ImmKind, Opcode, RegField};
 
 /// The header's magic word, "KMST" read as a little-endian u32.
 pub const MAGIC: u32 = 0x4B4D_5354;
@@ -40,19 +44,111 @@ pub mod flags {
     pub const RESULT: u8 = 1 << 2;
 }
 
-/// `n` rounded up to a multiple of 64.
-pub const fn pad64(n: usize) -> usize {
+/// Byte offsets of the header's eight u32 words (S2).
+pub mod header_at {
+    pub const MAGIC: usize = 0;
+    pub const VERSION: usize = 4;
+    pub const OP_COUNT: usize = 8;
+    pub const COMMAND_COUNT: usize = 12;
+    pub const MAX_STEPS: usize = 16;
+    pub const DEADLINE_US: usize = 20;
+    pub const REQ: usize = 24;
+    pub const SEED: usize = 28;
+}
+
+/// `n` rounded up to a multiple of 64 (S2). In u64, so that the check's sizes
+/// of u32 counts cannot overflow.
+pub const fn pad64(n: u64) -> u64 {
     n.div_ceil(64) * 64
 }
 
 /// Where the templates start in an upload with `op_count` micro-ops.
 pub const fn templates_offset(op_count: usize) -> usize {
-    HEADER_LEN + pad64(op_count * OP_LEN)
+    HEADER_LEN + pad64((op_count * OP_LEN) as u64) as usize
+}
+
+/// The exact size of an upload with these counts (S2), in u64 so that any
+/// pair of u32 counts has one.
+pub const fn upload_len_u64(op_count: u64, command_count: u64) -> u64 {
+    HEADER_LEN as u64 + pad64(op_count * OP_LEN as u64) + pad64(command_count * TEMPLATE_LEN as u64)
 }
 
 /// The exact size of an upload with these counts (S2).
 pub const fn upload_len(op_count: usize, command_count: usize) -> usize {
-    templates_offset(op_count) + pad64(command_count * TEMPLATE_LEN)
+    upload_len_u64(op_count as u64, command_count as u64) as usize
+}
+
+/// The byte of a micro-op that holds register field `field` (S4).
+pub const fn reg_offset(field: RegField) -> usize {
+    match field {
+        RegField::A => 1,
+        RegField::B => 2,
+        RegField::C => 3,
+    }
+}
+
+/// The req of the error event of a failed check (S3): the header's req when
+/// the data is at least 64 bytes long, else 0.
+pub fn check_req(data: &[u8]) -> u32 {
+    if data.len() >= HEADER_LEN {
+        read_u32(data, header_at::REQ)
+    } else {
+        0
+    }
+}
+
+/// The req of the error event of a `KM_HANDLER_RUN` (S3): the header's req when
+/// the upload is at least 64 bytes long and `offset + 64 <= region_size`, else 0.
+pub fn run_req(data: &[u8], offset: u64, region_size: u64) -> u32 {
+    let header_inside = offset
+        .checked_add(HEADER_LEN as u64)
+        .is_some_and(|end| end <= region_size);
+    if header_inside { check_req(data) } else { 0 }
+}
+
+/// `data` with every byte the kernel ignores set to zero (docs/spec.md "The
+/// upload"): padding, the header's last 32 bytes, operand fields a micro-op
+/// does not read (S4), imm where it means nothing, imm2 and the four zero
+/// bytes, a command's slot/sequence/landing words and reserved words (S1),
+/// patch entries past patch_count, a template's last 5 bytes. Two uploads
+/// the check accepts run alike exactly when these are equal.
+///
+/// Only for data the check accepts (the counts match the length); panics
+/// otherwise.
+pub fn zero_ignored(data: &[u8]) -> Vec<u8> {
+    let op_count = read_u32(data, header_at::OP_COUNT) as usize;
+    let command_count = read_u32(data, header_at::COMMAND_COUNT) as usize;
+    let mut z = vec![0u8; data.len()];
+    z[..32].copy_from_slice(&data[..32]);
+    for pc in 0..op_count {
+        let at = HEADER_LEN + pc * OP_LEN;
+        let code = Opcode::from_u8(data[at]).expect("the check accepted the opcode");
+        z[at] = data[at];
+        for f in code.regs() {
+            let k = at + reg_offset(*f);
+            z[k] = data[k];
+        }
+        if code.imm_kind() != ImmKind::None {
+            z[at + 4..at + 8].copy_from_slice(&data[at + 4..at + 8]);
+        }
+    }
+    let base = templates_offset(op_count);
+    for j in 0..command_count {
+        let at = base + j * TEMPLATE_LEN;
+        let t = Template::read(&data[at..at + TEMPLATE_LEN]);
+        let mut kept = Template {
+            patch_arg: [0; MAX_PATCHES],
+            patch_reg: [0; MAX_PATCHES],
+            ..t
+        };
+        for (k, (arg, reg)) in t.patches().enumerate() {
+            kept.patch_arg[k] = arg;
+            kept.patch_reg[k] = reg;
+        }
+        // `write` keeps exactly the named fields and zeroes the rest.
+        kept.write(&mut z[at..at + TEMPLATE_LEN]);
+    }
+    z
 }
 
 /// The header fields that are not derived from the body.
@@ -68,10 +164,10 @@ impl Header {
     /// The header fields of `data` if it holds at least 64 bytes (no other check).
     pub fn from_bytes(data: &[u8]) -> Option<Header> {
         (data.len() >= HEADER_LEN).then(|| Header {
-            max_steps: read_u32(data, 16),
-            deadline_us: read_u32(data, 20),
-            req: read_u32(data, 24),
-            seed: read_u32(data, 28),
+            max_steps: read_u32(data, header_at::MAX_STEPS),
+            deadline_us: read_u32(data, header_at::DEADLINE_US),
+            req: read_u32(data, header_at::REQ),
+            seed: read_u32(data, header_at::SEED),
         })
     }
 }
@@ -116,18 +212,6 @@ pub struct Upload {
     pub ops: Vec<MicroOp>,
     pub templates: Vec<Template>,
 }
-
-/// Why [`Upload::decode`] refused an upload: the check's error event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct StreamFormatError(pub StreamError);
-
-impl fmt::Display for StreamFormatError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the check rejects the upload: {}", self.0)
-    }
-}
-
-impl std::error::Error for StreamFormatError {}
 
 /// Little-endian u32 at `at` (the caller has checked the length).
 #[inline]
@@ -175,7 +259,7 @@ impl Command {
 
 impl MicroOp {
     /// A micro-op with this opcode and operands.
-    pub const fn new(op: crate::ops::Opcode, a: u8, b: u8, c: u8, imm: u32) -> MicroOp {
+    pub const fn new(op: Opcode, a: u8, b: u8, c: u8, imm: u32) -> MicroOp {
         MicroOp {
             op: op as u8,
             a,
@@ -186,18 +270,27 @@ impl MicroOp {
     }
 
     /// The opcode, or `None` for an invalid one.
-    pub const fn opcode(&self) -> Option<crate::ops::Opcode> {
-        crate::ops::Opcode::from_u8(self.op)
+    pub const fn opcode(&self) -> Option<Opcode> {
+        Opcode::from_u8(self.op)
     }
 
     /// Reads the named fields of a 16-byte micro-op (imm2 and padding are dropped).
     pub fn read(bytes: &[u8]) -> MicroOp {
         MicroOp {
             op: bytes[0],
-            a: bytes[1],
-            b: bytes[2],
-            c: bytes[3],
+            a: bytes[reg_offset(RegField::A)],
+            b: bytes[reg_offset(RegField::B)],
+            c: bytes[reg_offset(RegField::C)],
             imm: read_u32(bytes, 4),
+        }
+    }
+
+    /// The register in field `field`.
+    pub const fn reg(&self, field: RegField) -> u8 {
+        match field {
+            RegField::A => self.a,
+            RegField::B => self.b,
+            RegField::C => self.c,
         }
     }
 
@@ -205,9 +298,9 @@ impl MicroOp {
     pub fn write(&self, out: &mut [u8]) {
         out[..OP_LEN].fill(0);
         out[0] = self.op;
-        out[1] = self.a;
-        out[2] = self.b;
-        out[3] = self.c;
+        out[reg_offset(RegField::A)] = self.a;
+        out[reg_offset(RegField::B)] = self.b;
+        out[reg_offset(RegField::C)] = self.c;
         out[4..8].copy_from_slice(&self.imm.to_le_bytes());
     }
 }
@@ -249,7 +342,7 @@ impl Upload {
     /// The upload bytes, every ignored byte zero.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = vec![0u8; upload_len(self.ops.len(), self.templates.len())];
-        let words = [
+        let words: [u32; 8] = [
             MAGIC,
             VERSION,
             self.ops.len() as u32,
@@ -274,19 +367,13 @@ impl Upload {
         out
     }
 
-    /// Checks the upload (S10) and reads it into its typed form.
-    pub fn decode(data: &[u8]) -> Result<Upload, StreamFormatError> {
-        check(data, data.len() as u64).map_err(StreamFormatError)?;
-        Ok(Upload::read_checked(data))
-    }
-
     /// Reads an upload whose layout the check has accepted (sizes consistent).
     ///
     /// Panics if the data is shorter than its header says; call it only after
-    /// [`check`] accepted `data`.
+    /// [`crate::check::check`] accepted `data`.
     pub fn read_checked(data: &[u8]) -> Upload {
-        let op_count = read_u32(data, 8) as usize;
-        let command_count = read_u32(data, 12) as usize;
+        let op_count = read_u32(data, header_at::OP_COUNT) as usize;
+        let command_count = read_u32(data, header_at::COMMAND_COUNT) as usize;
         let header = Header::from_bytes(data).expect("the check accepted the header");
         let ops = (0..op_count)
             .map(|i| MicroOp::read(&data[HEADER_LEN + i * OP_LEN..]))

@@ -25,6 +25,7 @@ use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta, Waiting};
 use super::observer::{NoObserver, Observer, TurnEnd};
 use super::ops::{Ctx, Exit};
 use super::program::Program;
+use crate::check::CheckedUpload;
 use crate::reference::result::kind;
 use crate::reference::{Params, Reason, SimResult, Status, StreamError};
 
@@ -77,19 +78,15 @@ impl Machine {
             error: None,
             ran: false,
         };
-        let decoded = crate::check::check(upload, params.region_size).and_then(|()| {
-            Program::decode(upload, &|i| {
+        let decoded = CheckedUpload::new(upload, params.region_size).map(|checked| {
+            Program::decode(&checked, &|i| {
                 super::tail::Tail::<NoObserver>::TABLE[i as usize]
             })
         });
         match decoded {
             Err(e) => {
                 // P1: one error event at pass 0 with the req of S3.
-                let req = if upload.len() >= 64 {
-                    crate::format::read_u32(upload, 24)
-                } else {
-                    0
-                };
+                let req = crate::format::check_req(upload);
                 m.check = Some(e);
                 // The RUN is taken in pass 0 (S11): with no pass at all
                 // (max_passes 0, out of range) there is no event.

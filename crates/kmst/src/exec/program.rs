@@ -7,12 +7,9 @@
 //! whose handler raises reason 3 at `op_count` (S17). Jump targets are stored
 //! as offsets relative to the jump itself so a taken jump is one add.
 
-use crate::format::{
-    ARGS, HEADER_LEN, MAX_PATCHES, NO_REGISTER, OP_LEN, REGISTERS, TEMPLATE_LEN, read_u32,
-    templates_offset,
-};
-use crate::ops::{ImmKind, Opcode};
-use crate::reference::{Reason, StreamError};
+use crate::check::CheckedUpload;
+use crate::format::{ARGS, MAX_PATCHES, NO_REGISTER, REGISTERS};
+use crate::ops::ImmKind;
 
 use super::ops::{Handler, OpIndex};
 
@@ -67,78 +64,48 @@ pub(crate) struct Program {
     pub templates: Vec<Tmpl>,
 }
 
-fn fault(reason: Reason, pc: usize) -> StreamError {
-    StreamError {
-        reason,
-        pc: pc as u32,
-    }
-}
-
 impl Program {
-    /// Pre-decodes an upload the check accepted. Re-tests every fact the hot
-    /// path relies on (the sizes, register fields, jump targets, template
-    /// indexes and patches) and refuses the upload with a check-like error if
-    /// one fails, so that no `unsafe` block depends on the checker alone.
+    /// Pre-decodes an upload the check accepted: the [`CheckedUpload`] is the
+    /// proof that every register field is below 16, every jump target and
+    /// template index inside its table, and every patch in range. The facts
+    /// the hot path's `unsafe` code relies on are asserted once more here (a
+    /// panic, never undefined behaviour, should the checker ever be wrong).
     /// `handler_of` gives the threaded handler of each dense index.
-    pub fn decode(
-        data: &[u8],
-        handler_of: &dyn Fn(OpIndex) -> Handler,
-    ) -> Result<Program, StreamError> {
-        if data.len() < HEADER_LEN {
-            return Err(fault(Reason::BadHeader, 0));
-        }
-        let op_count = read_u32(data, 8) as usize;
-        let command_count = read_u32(data, 12) as usize;
+    pub fn decode(upload: &CheckedUpload<'_>, handler_of: &dyn Fn(OpIndex) -> Handler) -> Program {
+        let header = upload.header();
+        let op_count = upload.op_count() as usize;
         let head = Head {
             op_count: op_count as u32,
-            max_steps: read_u32(data, 16),
-            deadline_us: read_u32(data, 20),
-            req: read_u32(data, 24),
-            seed: read_u32(data, 28),
+            max_steps: header.max_steps,
+            deadline_us: header.deadline_us,
+            req: header.req,
+            seed: header.seed,
         };
-        if op_count == 0
-            || op_count > crate::format::MAX_OPS
-            || command_count > crate::format::MAX_OPS
-            || data.len() != crate::format::upload_len(op_count, command_count)
-        {
-            return Err(fault(Reason::BadHeader, 0));
-        }
-        let reg_ok = |r: u8| usize::from(r) < REGISTERS;
         let mut insts = Vec::with_capacity(op_count + 1);
-        for pc in 0..op_count {
-            let at = HEADER_LEN + pc * OP_LEN;
-            let (byte, a, b, c) = (data[at], data[at + 1], data[at + 2], data[at + 3]);
-            let imm = read_u32(data, at + 4);
-            let op = Opcode::from_u8(byte).ok_or(fault(Reason::UnknownOpcode, pc))?;
+        for pc in 0..upload.op_count() {
+            let (opcode, op) = upload.op(pc);
             // Unused register fields are ignored (S4): store 0 so every field is in range.
             let mut fields = [0u8; 3];
-            for field in op.regs() {
-                let (k, r) = match field {
-                    crate::ops::RegField::A => (0, a),
-                    crate::ops::RegField::B => (1, b),
-                    crate::ops::RegField::C => (2, c),
-                };
-                if !reg_ok(r) {
-                    return Err(fault(Reason::BadRegister, pc));
-                }
-                fields[k] = r;
+            for &field in opcode.regs() {
+                let r = op.reg(field);
+                assert!(usize::from(r) < REGISTERS, "the check passed a register");
+                fields[field as usize] = r;
             }
-            let imm = match op.imm_kind() {
+            let imm = match opcode.imm_kind() {
                 ImmKind::Target => {
-                    if imm as usize >= op_count {
-                        return Err(fault(Reason::BadJump, pc));
-                    }
-                    (imm as i32).wrapping_sub(pc as i32) as u32
+                    assert!(op.imm < upload.op_count(), "the check passed a jump");
+                    (op.imm as i32).wrapping_sub(pc as i32) as u32
                 }
                 ImmKind::Template => {
-                    if imm as usize >= command_count {
-                        return Err(fault(Reason::BadTemplate, pc));
-                    }
-                    imm
+                    assert!(
+                        op.imm < upload.command_count(),
+                        "the check passed a template"
+                    );
+                    op.imm
                 }
-                ImmKind::Value | ImmKind::None => imm,
+                ImmKind::Value | ImmKind::None => op.imm,
             };
-            let index = OpIndex::of(op);
+            let index = OpIndex::of(opcode);
             insts.push(Inst {
                 handler: handler_of(index),
                 op: index as u8,
@@ -172,56 +139,39 @@ impl Program {
             c: 0,
             imm: 0,
         });
-        let base = templates_offset(op_count);
-        let mut templates = Vec::with_capacity(command_count);
-        for j in 0..command_count {
-            let at = base + j * TEMPLATE_LEN;
-            let bytes = &data[at..at + TEMPLATE_LEN];
-            let t = crate::format::Template {
-                command: crate::format::Command::from_bytes(&bytes[..64]),
-                patch_arg: [bytes[64], bytes[65], bytes[66], bytes[67]],
-                patch_reg: [bytes[68], bytes[69], bytes[70], bytes[71]],
-                first_register: bytes[72],
-                count_register: bytes[73],
-                patch_count: bytes[74],
-            };
-            let bad = || fault(Reason::BadTemplate, 0);
-            if t.command.handler == 0
-                || t.command.handler > 239
-                || t.command.flags
-                    & !(crate::format::flags::EXCLUSIVE | crate::format::flags::RESULT)
-                    != 0
-                || usize::from(t.patch_count) > MAX_PATCHES
-            {
-                return Err(bad());
-            }
-            let mut patches = [(0u8, 0u8); MAX_PATCHES];
-            for (k, (arg, reg)) in t.patches().enumerate() {
-                if usize::from(arg) >= ARGS || !reg_ok(reg) {
-                    return Err(bad());
+        let templates = (0..upload.command_count())
+            .map(|j| {
+                let t = upload.template(j);
+                let mut patches = [(0u8, 0u8); MAX_PATCHES];
+                for (k, (arg, reg)) in t.patches().enumerate() {
+                    assert!(
+                        usize::from(arg) < ARGS && usize::from(reg) < REGISTERS,
+                        "the check passed a patch"
+                    );
+                    patches[k] = (arg, reg);
                 }
-                patches[k] = (arg, reg);
-            }
-            let group_reg_ok = |r: u8| r == NO_REGISTER || reg_ok(r);
-            if !group_reg_ok(t.first_register) || !group_reg_ok(t.count_register) {
-                return Err(bad());
-            }
-            templates.push(Tmpl {
-                handler: t.command.handler,
-                flags: t.command.flags,
-                first: t.command.first,
-                count: t.command.count,
-                args: t.command.args,
-                patches,
-                patch_count: t.patch_count,
-                first_register: t.first_register,
-                count_register: t.count_register,
-            });
-        }
-        Ok(Program {
+                let group_reg_ok = |r: u8| r == NO_REGISTER || usize::from(r) < REGISTERS;
+                assert!(
+                    group_reg_ok(t.first_register) && group_reg_ok(t.count_register),
+                    "the check passed a group register"
+                );
+                Tmpl {
+                    handler: t.command.handler,
+                    flags: t.command.flags,
+                    first: t.command.first,
+                    count: t.command.count,
+                    args: t.command.args,
+                    patches,
+                    patch_count: t.patch_count,
+                    first_register: t.first_register,
+                    count_register: t.count_register,
+                }
+            })
+            .collect();
+        Program {
             head,
             insts,
             templates,
-        })
+        }
     }
 }
