@@ -301,6 +301,36 @@ impl Scenario {
         Ok(self)
     }
 
+    /// S35's scenario of a one-stream run: `upload` placed at offset 0,
+    /// `run(0, len)` in pass 0 and, for a `cancel_pass` c, `cancel(req)` in
+    /// pass c (req: the header's, 0 for an upload shorter than a header). An
+    /// upload longer than the region (or than a u32 length) cannot be placed:
+    /// an error.
+    pub fn one_run(upload: &[u8], params: &Params) -> Result<Scenario, ScenarioError> {
+        let mut scenario = Scenario::new(Params {
+            cancel_pass: None,
+            ..params.clone()
+        })?;
+        scenario.place(0, upload.to_vec())?;
+        let Ok(length) = u32::try_from(upload.len()) else {
+            return Err(ScenarioError::new(
+                Entry::Host(0),
+                "run.length",
+                Problem::NotU32(upload.len().to_string()),
+            ));
+        };
+        scenario.push(0, HostCommand::Run { offset: 0, length })?;
+        if let Some(pass) = params.cancel_pass {
+            let req = if upload.len() >= 64 {
+                u32::from_le_bytes([upload[24], upload[25], upload[26], upload[27]])
+            } else {
+                0
+            };
+            scenario.push(pass, HostCommand::Cancel { req })?;
+        }
+        Ok(scenario)
+    }
+
     pub fn params(&self) -> &Params {
         &self.params
     }

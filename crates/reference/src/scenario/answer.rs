@@ -9,7 +9,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::params::{Params, ParamsError};
-use crate::result::{self, AnswerError, Event, Reason, Status, StreamError, SubmittedCommand, int};
+use crate::result::{
+    self, AnswerError, Event, Reason, SimResult, Status, StreamError, SubmittedCommand, int,
+};
 
 /// One accepted RUN (S36 `streams`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,6 +192,46 @@ impl ScenarioResult {
                 .ok_or_else(|| AnswerError("`stopped` is not a boolean".into()))?,
             passes: int(&top["passes"], "passes", u64::MAX)?,
         })
+    }
+}
+
+impl ScenarioResult {
+    /// S35: where this answer (of [`super::Scenario::one_run`]) differs from
+    /// the one-stream answer `sim`, or `None`: the same commands, events,
+    /// `stopped` and `passes`, and the one stream with the same status, error
+    /// and halt; for a rejected upload no stream and the RUN rejected with
+    /// the check's reason.
+    pub fn s35_difference(&self, sim: &SimResult) -> Option<String> {
+        let commands: Vec<SubmittedCommand> = self.commands.iter().map(|c| c.command).collect();
+        if commands != sim.commands {
+            return Some(format!(
+                "commands: {:?} against {:?}",
+                commands, sim.commands
+            ));
+        }
+        if self.events != sim.events {
+            return Some(format!(
+                "events: {:?} against {:?}",
+                self.events, sim.events
+            ));
+        }
+        if (self.stopped, self.passes) != (sim.stopped, sim.passes) {
+            return Some(format!(
+                "stopped, passes: {:?} against {:?}",
+                (self.stopped, self.passes),
+                (sim.stopped, sim.passes)
+            ));
+        }
+        match (sim.check, self.streams.as_slice(), self.host.first()) {
+            (Some(e), [], Some(run)) if run.outcome == Outcome::Rejected(e.reason) => None,
+            (None, [s], _) if (s.status, s.error, s.halt) == (sim.status, sim.error, sim.halt) => {
+                None
+            }
+            (check, streams, run) => Some(format!(
+                "check {check:?}, status {:?}, error {:?}, halt {:?} against streams {streams:?}, RUN {run:?}",
+                sim.status, sim.error, sim.halt
+            )),
+        }
     }
 }
 
