@@ -7,6 +7,11 @@
 //! its own small checker ([`check`]) and its own pass-by-pass simulator
 //! ([`simulate`]), so that the optimized code can be tested against it.
 //!
+//! [`simulate_scenario`] runs the whole kernel (S26..S36): up to four streams
+//! and the host's commands over the shared slots and queue, from a
+//! [`Scenario`] built in code or read from its JSON file
+//! ([`scenario::json`]).
+//!
 //! It also owns the spec-level types every implementation shares: [`Params`]
 //! with its completion models, [`SimResult`], [`SubmittedCommand`], [`Event`]
 //! and their JSON (S24).
@@ -14,10 +19,15 @@
 
 pub mod check;
 pub mod params;
+pub(crate) mod program;
 pub mod result;
+pub mod scenario;
 pub mod sim;
 
 pub use check::{check, check_run};
 pub use params::{Delay, Params, ParamsError, ResultModel};
 pub use result::{AnswerError, Event, Reason, SimResult, Status, StreamError, SubmittedCommand};
+pub use scenario::answer::{HostOutcome, Outcome, ScenarioCommand, ScenarioResult, StreamOutcome};
+pub use scenario::run::simulate_scenario;
+pub use scenario::{Entry, HostCommand, HostEntry, Problem, Scenario, ScenarioError, Upload};
 pub use sim::simulate;

@@ -167,11 +167,38 @@ impl std::error::Error for AnswerError {}
 
 use serde_json::{Map, Value, json};
 
-fn error_json(e: &Option<StreamError>) -> Value {
+/// `null` or `{reason, pc}` (S24).
+pub(crate) fn error_json(e: &Option<StreamError>) -> Value {
     match e {
         None => Value::Null,
         Some(e) => json!({ "reason": e.reason.number(), "pc": e.pc }),
     }
+}
+
+/// One submitted command's object (S24), open for more keys (S36's `stream`).
+pub(crate) fn command_json(c: &SubmittedCommand) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("sequence".into(), json!(c.sequence));
+    map.insert("slot".into(), json!(c.slot));
+    map.insert("pass_index".into(), json!(c.pass_index));
+    map.insert("pc".into(), json!(c.pc));
+    map.insert("queued".into(), json!(c.queued));
+    map.insert("handler".into(), json!(c.handler));
+    map.insert("first".into(), json!(c.first));
+    map.insert("count".into(), json!(c.count));
+    map.insert("flags".into(), json!(c.flags));
+    map.insert("args".into(), json!(c.args));
+    map
+}
+
+/// One event's object (S24).
+pub(crate) fn event_json(e: &Event) -> Value {
+    json!({
+        "kind": e.kind,
+        "req": e.req,
+        "auxiliary": e.auxiliary,
+        "pass_index": e.pass_index,
+    })
 }
 
 impl SimResult {
@@ -180,33 +207,9 @@ impl SimResult {
         let commands: Vec<Value> = self
             .commands
             .iter()
-            .map(|c| {
-                json!({
-                    "sequence": c.sequence,
-                    "slot": c.slot,
-                    "pass_index": c.pass_index,
-                    "pc": c.pc,
-                    "queued": c.queued,
-                    "handler": c.handler,
-                    "first": c.first,
-                    "count": c.count,
-                    "flags": c.flags,
-                    "args": c.args,
-                })
-            })
+            .map(|c| Value::Object(command_json(c)))
             .collect();
-        let events: Vec<Value> = self
-            .events
-            .iter()
-            .map(|e| {
-                json!({
-                    "kind": e.kind,
-                    "req": e.req,
-                    "auxiliary": e.auxiliary,
-                    "pass_index": e.pass_index,
-                })
-            })
-            .collect();
+        let events: Vec<Value> = self.events.iter().map(event_json).collect();
         Ok(json!({
             "params": self.params.to_json_value()?,
             "check": error_json(&self.check),
@@ -270,20 +273,20 @@ impl SimResult {
     }
 }
 
-fn array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, AnswerError> {
+pub(crate) fn array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, AnswerError> {
     v.as_array()
         .ok_or_else(|| AnswerError(format!("`{what}` is not an array")))
 }
 
 /// A JSON integer in 0..=max (a boolean is not one).
-fn int(v: &Value, what: &str, max: u64) -> Result<u64, AnswerError> {
+pub(crate) fn int(v: &Value, what: &str, max: u64) -> Result<u64, AnswerError> {
     v.as_u64()
         .filter(|&n| n <= max)
         .ok_or_else(|| AnswerError(format!("`{what}` is not an integer in 0..={max}")))
 }
 
 /// An object with exactly `keys`.
-fn fields<'a>(
+pub(crate) fn fields<'a>(
     v: &'a Value,
     what: &str,
     keys: &[&str],
@@ -300,7 +303,7 @@ fn fields<'a>(
     Ok(o)
 }
 
-fn error_from_json(v: &Value, what: &str) -> Result<Option<StreamError>, AnswerError> {
+pub(crate) fn error_from_json(v: &Value, what: &str) -> Result<Option<StreamError>, AnswerError> {
     if v.is_null() {
         return Ok(None);
     }
@@ -312,7 +315,7 @@ fn error_from_json(v: &Value, what: &str) -> Result<Option<StreamError>, AnswerE
     Ok(Some(StreamError { reason, pc }))
 }
 
-fn command_from_json(v: &Value) -> Result<SubmittedCommand, AnswerError> {
+pub(crate) fn command_from_json(v: &Value) -> Result<SubmittedCommand, AnswerError> {
     let keys = [
         "sequence",
         "slot",
@@ -351,7 +354,7 @@ fn command_from_json(v: &Value) -> Result<SubmittedCommand, AnswerError> {
     })
 }
 
-fn event_from_json(v: &Value) -> Result<Event, AnswerError> {
+pub(crate) fn event_from_json(v: &Value) -> Result<Event, AnswerError> {
     let o = fields(v, "events", &["kind", "req", "auxiliary", "pass_index"])?;
     Ok(Event {
         kind: int(&o["kind"], "kind", 255)? as u8,

@@ -17,8 +17,9 @@
 
 use std::collections::VecDeque;
 
-use crate::check::{self, HEADER_LEN, OP_LEN, TEMPLATE_LEN};
+use crate::check::{self, HEADER_LEN};
 use crate::params::Params;
+use crate::program::{Op, Program, Template};
 use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand, kind};
 
 /// Completion slots (docs/spec.md "Streams, commands and the grid").
@@ -34,43 +35,6 @@ pub const FLAG_EXCLUSIVE: u8 = 1 << 1;
 pub const FLAG_RESULT: u8 = 1 << 2;
 /// A first_register/count_register that takes the field from the command.
 pub const FROM_COMMAND: u8 = 0xFF;
-
-/// One decoded micro-op (docs/spec.md "The upload").
-#[derive(Clone, Copy, Debug)]
-struct Op {
-    op: u8,
-    a: usize,
-    b: usize,
-    c: usize,
-    imm: u32,
-}
-
-/// One decoded command template.
-#[derive(Clone, Copy, Debug)]
-struct Template {
-    handler: u8,
-    flags: u8,
-    first: u32,
-    count: u32,
-    args: [u32; 10],
-    patch_arg: [u8; 4],
-    patch_register: [u8; 4],
-    patch_count: u8,
-    first_register: u8,
-    count_register: u8,
-}
-
-impl Template {
-    /// The ten arguments with the patches applied in order (a later patch of
-    /// the same argument wins).
-    fn patched_args(&self, regs: &[u32; 16]) -> [u32; 10] {
-        let mut args = self.args;
-        for k in 0..usize::from(self.patch_count) {
-            args[usize::from(self.patch_arg[k])] = regs[usize::from(self.patch_register[k])];
-        }
-        args
-    }
-}
 
 /// A busy completion slot.
 #[derive(Clone, Copy, Debug)]
@@ -208,48 +172,18 @@ impl<'p> Sim<'p> {
 
     /// Reads an upload the check accepted (so every index is in range).
     fn decode(&mut self, data: &[u8]) {
-        let h = check::header(data);
-        self.max_steps = u64::from(h.max_steps);
+        let program = Program::decode(data);
+        self.max_steps = program.max_steps;
         // S13: deadline_passes, else the header's (one pass per microsecond), else the default.
         self.deadline = match self.params.deadline_passes {
             Some(d) => d,
-            None if h.deadline_microseconds != 0 => u64::from(h.deadline_microseconds),
+            None if program.deadline_microseconds != 0 => u64::from(program.deadline_microseconds),
             None => self.params.default_deadline_passes,
         };
         // S11: registers start at 0, except r15 = seed.
-        self.regs[15] = h.seed;
-        let b = |at: u64| usize::from(check::u8_at(data, at));
-        for pc in 0..u64::from(h.op_count) {
-            let at = HEADER_LEN + pc * OP_LEN;
-            self.ops.push(Op {
-                op: check::u8_at(data, at),
-                a: b(at + 1),
-                b: b(at + 2),
-                c: b(at + 3),
-                imm: check::u32_at(data, at + 4),
-            });
-        }
-        let base = check::templates_at(h.op_count);
-        for index in 0..u64::from(h.command_count) {
-            let at = base + index * TEMPLATE_LEN;
-            let mut args = [0u32; 10];
-            for (k, arg) in args.iter_mut().enumerate() {
-                *arg = check::u32_at(data, at + 16 + 4 * k as u64);
-            }
-            let byte = |off: u64| check::u8_at(data, at + off);
-            self.templates.push(Template {
-                handler: byte(0),
-                flags: byte(1),
-                first: u32::from(u16::from_le_bytes([byte(12), byte(13)])),
-                count: u32::from(u16::from_le_bytes([byte(14), byte(15)])),
-                args,
-                patch_arg: [byte(64), byte(65), byte(66), byte(67)],
-                patch_register: [byte(68), byte(69), byte(70), byte(71)],
-                first_register: byte(72),
-                count_register: byte(73),
-                patch_count: byte(74),
-            });
-        }
+        self.regs[15] = program.seed;
+        self.ops = program.ops;
+        self.templates = program.templates;
     }
 
     fn post(&mut self, kind: u8, auxiliary: u32, pass: u64) {

@@ -1,0 +1,321 @@
+//! The answer of a kernel scenario and its JSON (S36).
+//!
+//! It reuses the run's pieces (S24): [`SubmittedCommand`] and [`Event`] with
+//! their JSON writers and readers from [`crate::result`]; what is new is one
+//! object per accepted RUN (`streams`), one per host command (`host`) and the
+//! `stream` of every command. There is no top-level check, status, error or
+//! halt: those belong to each stream.
+
+use serde_json::{Map, Value, json};
+
+use crate::params::{Params, ParamsError};
+use crate::result::{
+    self, AnswerError, Event, Reason, SimResult, Status, StreamError, SubmittedCommand, int,
+};
+
+/// One accepted RUN (S36 `streams`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamOutcome {
+    /// The header's req.
+    pub req: u32,
+    pub offset: u32,
+    pub length: u32,
+    /// The pass it started in.
+    pub pass: u64,
+    /// "stuck" when still active at the end of the run (S35).
+    pub status: Status,
+    pub error: Option<StreamError>,
+    pub halt: Option<u32>,
+}
+
+/// What became of a host command (S27, S36).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Taken,
+    Rejected(Reason),
+    /// Neither taken nor rejected when the run ended.
+    Waiting,
+}
+
+/// One host command's outcome (S36 `host`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostOutcome {
+    /// The pass it was taken or rejected in; `None` while waiting.
+    pub pass: Option<u64>,
+    pub outcome: Outcome,
+    /// For a taken RUN, its index in `streams`.
+    pub stream: Option<usize>,
+}
+
+impl HostOutcome {
+    /// Not yet taken or rejected.
+    pub const WAITING: HostOutcome = HostOutcome {
+        pass: None,
+        outcome: Outcome::Waiting,
+        stream: None,
+    };
+}
+
+/// A submitted command (S19) and who made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScenarioCommand {
+    pub command: SubmittedCommand,
+    /// The index in `streams` of the stream that made it; `None` for the host.
+    pub stream: Option<usize>,
+}
+
+/// The whole answer of `simulate_scenario` (S36).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioResult {
+    /// The parameters the run used (`cancel_pass` is always `None`).
+    pub params: Params,
+    /// One per accepted RUN, in start order.
+    pub streams: Vec<StreamOutcome>,
+    /// One per host command, in list order.
+    pub host: Vec<HostOutcome>,
+    pub commands: Vec<ScenarioCommand>,
+    pub events: Vec<Event>,
+    /// True when a late command stopped the grid (S33).
+    pub stopped: bool,
+    /// Pass index of the last event plus one, 0 if none (S16, S35).
+    pub passes: u64,
+}
+
+fn index_json(i: Option<usize>) -> Value {
+    i.map_or(Value::Null, |i| json!(i))
+}
+
+/// The params object of S36: S24's without `cancel_pass`.
+pub fn params_json(params: &Params) -> Result<Value, ParamsError> {
+    let mut value = params.to_json_value()?;
+    if let Some(map) = value.as_object_mut() {
+        map.shift_remove("cancel_pass");
+    }
+    Ok(value)
+}
+
+impl ScenarioResult {
+    /// The S36 answer (an error if the params hold a closure).
+    pub fn to_json_value(&self) -> Result<Value, ParamsError> {
+        let streams: Vec<Value> = self
+            .streams
+            .iter()
+            .map(|s| {
+                json!({
+                    "req": s.req,
+                    "offset": s.offset,
+                    "length": s.length,
+                    "pass": s.pass,
+                    "status": s.status.as_str(),
+                    "error": result::error_json(&s.error),
+                    "halt": s.halt,
+                })
+            })
+            .collect();
+        let host: Vec<Value> = self
+            .host
+            .iter()
+            .map(|h| {
+                let (outcome, reason) = match h.outcome {
+                    Outcome::Taken => ("taken", Value::Null),
+                    Outcome::Rejected(r) => ("rejected", json!(r.number())),
+                    Outcome::Waiting => ("waiting", Value::Null),
+                };
+                json!({
+                    "pass": h.pass,
+                    "outcome": outcome,
+                    "reason": reason,
+                    "stream": index_json(h.stream),
+                })
+            })
+            .collect();
+        let commands: Vec<Value> = self
+            .commands
+            .iter()
+            .map(|c| {
+                let mut map = result::command_json(&c.command);
+                map.insert("stream".into(), index_json(c.stream));
+                Value::Object(map)
+            })
+            .collect();
+        let events: Vec<Value> = self.events.iter().map(result::event_json).collect();
+        Ok(json!({
+            "params": params_json(&self.params)?,
+            "streams": streams,
+            "host": host,
+            "commands": commands,
+            "events": events,
+            "stopped": self.stopped,
+            "passes": self.passes,
+        }))
+    }
+
+    /// Reads the S36 answer back (for saved answers). Every key of the nested
+    /// objects must be known; a `cancel_pass` in `params` is an error.
+    pub fn from_json_value(value: &Value) -> Result<ScenarioResult, AnswerError> {
+        let top = result::fields(
+            value,
+            "answer",
+            &[
+                "params", "streams", "host", "commands", "events", "stopped", "passes",
+            ],
+        )?;
+        if top["params"].get("cancel_pass").is_some() {
+            return Err(AnswerError("params: unknown key `cancel_pass`".into()));
+        }
+        let params = Params::from_json_value(&top["params"])
+            .map_err(|e| AnswerError(format!("params: {e}")))?;
+        let streams = result::array(&top["streams"], "streams")?
+            .iter()
+            .map(stream_from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let host = result::array(&top["host"], "host")?
+            .iter()
+            .map(host_from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let commands = result::array(&top["commands"], "commands")?
+            .iter()
+            .map(command_from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let events = result::array(&top["events"], "events")?
+            .iter()
+            .map(result::event_from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ScenarioResult {
+            params,
+            streams,
+            host,
+            commands,
+            events,
+            stopped: top["stopped"]
+                .as_bool()
+                .ok_or_else(|| AnswerError("`stopped` is not a boolean".into()))?,
+            passes: int(&top["passes"], "passes", u64::MAX)?,
+        })
+    }
+}
+
+impl ScenarioResult {
+    /// S35: where this answer (of [`super::Scenario::one_run`]) differs from
+    /// the one-stream answer `sim`, or `None`: the same commands, events,
+    /// `stopped` and `passes`, and the one stream with the same status, error
+    /// and halt; for a rejected upload no stream and the RUN rejected with
+    /// the check's reason.
+    pub fn s35_difference(&self, sim: &SimResult) -> Option<String> {
+        let commands: Vec<SubmittedCommand> = self.commands.iter().map(|c| c.command).collect();
+        if commands != sim.commands {
+            return Some(format!(
+                "commands: {:?} against {:?}",
+                commands, sim.commands
+            ));
+        }
+        if self.events != sim.events {
+            return Some(format!(
+                "events: {:?} against {:?}",
+                self.events, sim.events
+            ));
+        }
+        if (self.stopped, self.passes) != (sim.stopped, sim.passes) {
+            return Some(format!(
+                "stopped, passes: {:?} against {:?}",
+                (self.stopped, self.passes),
+                (sim.stopped, sim.passes)
+            ));
+        }
+        match (sim.check, self.streams.as_slice(), self.host.first()) {
+            (Some(e), [], Some(run)) if run.outcome == Outcome::Rejected(e.reason) => None,
+            (None, [s], _) if (s.status, s.error, s.halt) == (sim.status, sim.error, sim.halt) => {
+                None
+            }
+            (check, streams, run) => Some(format!(
+                "check {check:?}, status {:?}, error {:?}, halt {:?} against streams {streams:?}, RUN {run:?}",
+                sim.status, sim.error, sim.halt
+            )),
+        }
+    }
+}
+
+fn u32_of(v: &Value, what: &str) -> Result<u32, AnswerError> {
+    Ok(int(v, what, u32::MAX.into())? as u32)
+}
+
+fn index_of(v: &Value, what: &str) -> Result<Option<usize>, AnswerError> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    let i = int(v, what, u32::MAX.into())?;
+    Ok(Some(i as usize))
+}
+
+fn stream_from_json(v: &Value) -> Result<StreamOutcome, AnswerError> {
+    let keys = ["req", "offset", "length", "pass", "status", "error", "halt"];
+    let o = result::fields(v, "streams", &keys)?;
+    let status = match o["status"].as_str() {
+        Some("ended") => Status::Ended,
+        Some("error") => Status::Error,
+        Some("stuck") => Status::Stuck,
+        _ => {
+            return Err(AnswerError(
+                "`status` is not \"ended\", \"error\" or \"stuck\"".into(),
+            ));
+        }
+    };
+    let halt = match &o["halt"] {
+        Value::Null => None,
+        h => Some(u32_of(h, "halt")?),
+    };
+    Ok(StreamOutcome {
+        req: u32_of(&o["req"], "req")?,
+        offset: u32_of(&o["offset"], "offset")?,
+        length: u32_of(&o["length"], "length")?,
+        pass: int(&o["pass"], "pass", u64::MAX)?,
+        status,
+        error: result::error_from_json(&o["error"], "error")?,
+        halt,
+    })
+}
+
+fn host_from_json(v: &Value) -> Result<HostOutcome, AnswerError> {
+    let o = result::fields(v, "host", &["pass", "outcome", "reason", "stream"])?;
+    let pass = match &o["pass"] {
+        Value::Null => None,
+        p => Some(int(p, "pass", u64::MAX)?),
+    };
+    let reason = match &o["reason"] {
+        Value::Null => None,
+        r => {
+            let n = int(r, "reason", 255)? as u8;
+            Some(Reason::from_u8(n).ok_or_else(|| AnswerError(format!("`host`: no reason {n}")))?)
+        }
+    };
+    let outcome = match (o["outcome"].as_str(), reason) {
+        (Some("taken"), None) => Outcome::Taken,
+        (Some("rejected"), Some(r)) => Outcome::Rejected(r),
+        (Some("waiting"), None) => Outcome::Waiting,
+        _ => {
+            return Err(AnswerError(
+                "`host`: `outcome` is not \"taken\", \"rejected\" (with a reason) or \"waiting\""
+                    .into(),
+            ));
+        }
+    };
+    Ok(HostOutcome {
+        pass,
+        outcome,
+        stream: index_of(&o["stream"], "stream")?,
+    })
+}
+
+fn command_from_json(v: &Value) -> Result<ScenarioCommand, AnswerError> {
+    let mut o: Map<String, Value> = v
+        .as_object()
+        .cloned()
+        .ok_or_else(|| AnswerError("`commands` entry is not an object".into()))?;
+    let stream = o
+        .shift_remove("stream")
+        .ok_or_else(|| AnswerError("`commands`: missing `stream`".into()))?;
+    Ok(ScenarioCommand {
+        command: result::command_from_json(&Value::Object(o))?,
+        stream: index_of(&stream, "stream")?,
+    })
+}
