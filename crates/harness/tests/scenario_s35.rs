@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use kmst::corpus;
+use kmst_harness::corpus;
 use kmst::reference::{Scenario, simulate, simulate_scenario};
 
 fn dir() -> PathBuf {
