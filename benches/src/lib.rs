@@ -1,8 +1,13 @@
 //! What the dispatch benchmarks share: the workloads of `kmst compare`
 //! ([`kmst::compare::BUNDLED`]), so that criterion, iai-callgrind and
 //! `kmst compare` measure the same streams with the same parameters.
+//!
+//! [`Kmst`] and [`micro_ops`] are all that the peer benchmarks (`peers/`:
+//! wasmi and native Rust on the same loops) use of kmst, so that they follow
+//! kmst's API in one place.
 
 use kmst::compare::{self, Workload};
+use kmst::exec::{Dispatch, simulate};
 
 /// The bundled workload `name`, assembled; panics on an unknown name or a
 /// source that does not assemble (a defect of the bench itself).
@@ -17,6 +22,47 @@ pub fn workload(name: &str) -> Workload {
 /// Every bundled workload, in report order.
 pub fn workloads() -> Vec<Workload> {
     compare::bundled().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// One kmst dispatch variant on one bundled workload, ready to run.
+pub struct Kmst {
+    workload: Workload,
+    dispatch: Dispatch,
+}
+
+impl Kmst {
+    /// The names of kmst's own dispatch variants compiled into this build
+    /// (the reference model left out), default first.
+    pub fn variants() -> Vec<&'static str> {
+        Dispatch::available()
+            .iter()
+            .filter(|d| **d != Dispatch::Reference)
+            .map(|d| d.name())
+            .collect()
+    }
+
+    /// `variant` (a name of [`Kmst::variants`]) on bundled workload
+    /// `workload`; panics on an unknown name.
+    pub fn new(workload: &str, variant: &str) -> Self {
+        let dispatch = variant.parse().unwrap_or_else(|e| panic!("{e}"));
+        Kmst {
+            workload: self::workload(workload),
+            dispatch,
+        }
+    }
+
+    /// One whole run (check, pre-decode, simulate); the halt value, `None`
+    /// when the stream did not end with HALT.
+    pub fn run(&self) -> Option<u32> {
+        let upload = std::hint::black_box(&self.workload.upload);
+        simulate(upload, &self.workload.params, self.dispatch).halt
+    }
+}
+
+/// The micro-ops one run of bundled workload `name` executes (counted in an
+/// untimed run): the unit of work of every per-micro-op figure.
+pub fn micro_ops(name: &str) -> u64 {
+    compare::count_ops(&workload(name))
 }
 
 #[cfg(test)]
