@@ -73,4 +73,15 @@ mod tests {
             assert_eq!(super::workload(name).name, name);
         }
     }
+
+    #[test]
+    fn every_kmst_variant_halts_alu_with_its_sum() {
+        // alu.kms: r4 += r1 for r1 = 100, 99, ..., 1 in each of 1,107 outer
+        // rounds: 1,107 x 5,050 = 5,590,350. Micro-ops (its header): 3 SETs,
+        // 1,107 x (SET + 100 x 9 + ADDI + JLT) = 1,107 x 903, and the HALT.
+        for variant in super::Kmst::variants() {
+            assert_eq!(super::Kmst::new("alu", variant).run(), Some(5_590_350));
+        }
+        assert_eq!(super::micro_ops("alu"), 3 + 1_107 * 903 + 1);
+    }
 }
