@@ -1,7 +1,12 @@
 //! What the dispatch benchmarks share: the workloads of `kmst compare`
 //! ([`kmst_harness::compare::BUNDLED`]), so that criterion, iai-callgrind and
 //! `kmst compare` measure the same streams with the same parameters.
+//!
+//! [`Kmst`] and [`micro_ops`] are all that the peer benchmarks (`peers/`:
+//! wasmi and native Rust on the same loops) use of kmst, so that they follow
+//! kmst's API in one place.
 
+use kmst::exec::{Dispatch, simulate};
 use kmst_harness::compare::{self, Workload};
 
 /// The bundled workload `name`, assembled; panics on an unknown name or a
@@ -19,6 +24,43 @@ pub fn workloads() -> Vec<Workload> {
     compare::bundled().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// One kmst dispatch variant on one bundled workload, ready to run.
+pub struct Kmst {
+    workload: Workload,
+    dispatch: Dispatch,
+}
+
+impl Kmst {
+    /// The names of kmst's own dispatch variants compiled into this build
+    /// (the reference model left out), default first.
+    pub fn variants() -> Vec<&'static str> {
+        Dispatch::ALL.iter().map(|d| d.name()).collect()
+    }
+
+    /// `variant` (a name of [`Kmst::variants`]) on bundled workload
+    /// `workload`; panics on an unknown name.
+    pub fn new(workload: &str, variant: &str) -> Self {
+        let dispatch = variant.parse().unwrap_or_else(|e| panic!("{e}"));
+        Kmst {
+            workload: self::workload(workload),
+            dispatch,
+        }
+    }
+
+    /// One whole run (check, pre-decode, simulate); the halt value, `None`
+    /// when the stream did not end with HALT.
+    pub fn run(&self) -> Option<u32> {
+        let upload = std::hint::black_box(&self.workload.upload);
+        simulate(upload, &self.workload.params, self.dispatch).halt
+    }
+}
+
+/// The micro-ops one run of bundled workload `name` executes (counted in an
+/// untimed run): the unit of work of every per-micro-op figure.
+pub fn micro_ops(name: &str) -> u64 {
+    compare::count_ops(&workload(name))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -26,5 +68,16 @@ mod tests {
         for (name, _) in kmst_harness::compare::BUNDLED {
             assert_eq!(super::workload(name).name, name);
         }
+    }
+
+    #[test]
+    fn every_kmst_variant_halts_alu_with_its_sum() {
+        // alu.kms: r4 += r1 for r1 = 100, 99, ..., 1 in each of 1,107 outer
+        // rounds: 1,107 x 5,050 = 5,590,350. Micro-ops (its header): 3 SETs,
+        // 1,107 x (SET + 100 x 9 + ADDI + JLT) = 1,107 x 903, and the HALT.
+        for variant in super::Kmst::variants() {
+            assert_eq!(super::Kmst::new("alu", variant).run(), Some(5_590_350));
+        }
+        assert_eq!(super::micro_ops("alu"), 3 + 1_107 * 903 + 1);
     }
 }
