@@ -369,7 +369,7 @@ fn results_from_the_highest_slot_swept_together() {
         op(Submit, 0, 0, 0, 0),
         op(Submit, 0, 0, 0, 0),
         op(Wait, 0, 0, 0, 0),
-        op(Result, 3, 0, 0, 0),
+        op(ReadResult, 3, 0, 0, 0),
         op(Halt, 3, 0, 0, 0),
     ];
     let data = upload(

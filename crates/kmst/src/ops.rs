@@ -36,7 +36,7 @@ macro_rules! for_each_op {
             Submit = 32, submit, [], template, "submit command template imm on its group";
             Enqueue = 33, enqueue, [a], template, "queue template imm as a job of a cores";
             Wait = 40, wait, [], value, "go on when at most imm commands and jobs are pending";
-            Result = 41, result, [a], none, "a = result of the latest completed command with result=True";
+            ReadResult = 41, result, [a], none, "a = result of the latest completed command with result=True";
             Event = 48, event, [a], none, "post a progress event with the low 24 bits of a";
             Time = 49, time, [a], none, "a = low 32 bits of the tick counter";
         }

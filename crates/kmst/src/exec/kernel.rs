@@ -11,8 +11,8 @@
 //!   indices (insertion order), so a job leaving from the middle moves bytes,
 //!   not jobs. Nothing here allocates after set-up.
 
+use super::handler::Exit;
 use super::observer::Observer;
-use super::ops::Exit;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
 use crate::reference::{Event, Params, Reason, SubmittedCommand};

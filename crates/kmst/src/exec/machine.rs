@@ -21,9 +21,10 @@
 //! See docs/dispatch.md.
 
 use super::Dispatch;
+use super::bodies::Ctx;
+use super::handler::Exit;
 use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta, Waiting};
 use super::observer::{NoObserver, Observer, TurnEnd};
-use super::ops::{Ctx, Exit};
 use super::program::Program;
 use crate::check::CheckedUpload;
 use crate::reference::result::kind;
@@ -141,7 +142,7 @@ impl Machine {
         {
             for inst in &mut p.insts {
                 // SAFETY: `op` was written by Program::decode from an OpIndex.
-                let index = unsafe { super::ops::OpIndex::from_byte(inst.op) };
+                let index = unsafe { super::handler::OpIndex::from_byte(inst.op) };
                 inst.handler = super::threaded::Threaded::<O>::of(index);
             }
         }

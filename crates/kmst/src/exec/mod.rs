@@ -21,10 +21,12 @@
 //! passes where nothing can change. Every variant gives exactly the reference
 //! model's [`SimResult`]. See docs/dispatch.md.
 
+pub(crate) mod bodies;
+pub(crate) mod chain;
+pub(crate) mod handler;
 pub(crate) mod kernel;
 pub mod machine;
 pub mod observer;
-pub(crate) mod ops;
 pub(crate) mod program;
 #[cfg(feature = "switch")]
 pub(crate) mod switch;

@@ -11,24 +11,7 @@ use crate::check::CheckedUpload;
 use crate::format::{ARGS, MAX_PATCHES, NO_REGISTER, REGISTERS};
 use crate::ops::ImmKind;
 
-use super::ops::{Handler, OpIndex};
-
-/// One pre-decoded micro-op: 16 bytes, one per slot of the program.
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-pub(crate) struct Inst {
-    /// The direct-threaded handler of this micro-op (the `threaded` variant).
-    pub handler: Handler,
-    /// The dense handler index ([`OpIndex`]), for the table and the switch.
-    pub op: u8,
-    /// Register fields, each below 16 (S4; the check's reason 4).
-    pub a: u8,
-    pub b: u8,
-    pub c: u8,
-    /// The integer operand; for a jump the target minus this micro-op's pc
-    /// (wrapping, read as i32); for SUBMIT/ENQUEUE the template index.
-    pub imm: u32,
-}
+use super::handler::{Handler, Inst, OpIndex};
 
 /// One pre-decoded template (80 bytes in the upload).
 #[derive(Clone, Copy, Debug, Default)]

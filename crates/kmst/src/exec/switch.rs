@@ -1,9 +1,9 @@
 //! The switch-loop variant (feature `switch`): `loop { match op { ... } }`
 //! over the same pre-decoded program and the same micro-op bodies.
 
+use super::bodies::{self, OpBody, exit_at, observe, run_pair};
+use super::handler::{Exit, Inst, OpIndex, for_each_fused};
 use super::observer::Observer;
-use super::ops::{self, Exit, OpBody, OpIndex, exit_at, for_each_fused, observe, run_pair};
-use super::program::Inst;
 
 macro_rules! switch_loop {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
@@ -27,14 +27,14 @@ macro_rules! switch_loop_all {
             // Program::decode from an OpIndex.
             unsafe {
                 loop {
-                    let c = &mut *(ctx as *mut ops::Ctx<O>);
+                    let c = &mut *(ctx as *mut bodies::Ctx<O>);
                     let flow = match OpIndex::from_byte((*ip).op) {
-                        $(OpIndex::$name => <ops::$name as OpBody>::run::<O>(ip, regs, c),)*
-                        OpIndex::End => <ops::End as OpBody>::run::<O>(ip, regs, c),
+                        $(OpIndex::$name => <bodies::$name as OpBody>::run::<O>(ip, regs, c),)*
+                        OpIndex::End => <bodies::End as OpBody>::run::<O>(ip, regs, c),
                         $(OpIndex::$fused => {
                             // Program::decode gave this index only to a
                             // `$first` followed by a `$second` (run_pair's contract).
-                            match run_pair::<ops::$first, ops::$second, O>(ip, regs, ctx, fuel) {
+                            match run_pair::<bodies::$first, bodies::$second, O>(ip, regs, ctx, fuel) {
                                 Ok((next, left)) => {
                                     if left == 0 {
                                         return exit_at::<O>(ctx, next, 0, Exit::Fuel);

@@ -3,8 +3,8 @@
 //! only read the operands and map the answer onto [`Flow`].
 
 use super::{Ctx, Exit, Flow, OpBody, get, set};
+use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
-use crate::exec::program::Inst;
 
 /// `HALT a`: wait while anything of the stream is pending, else end with status a.
 pub(crate) struct Halt;
@@ -77,8 +77,8 @@ impl OpBody for Enqueue {
 }
 
 /// `RESULT a`: a = the stream's latest result.
-pub(crate) struct Result;
-impl OpBody for Result {
+pub(crate) struct ReadResult;
+impl OpBody for ReadResult {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         // SAFETY: OpBody's contract.

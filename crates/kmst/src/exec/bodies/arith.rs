@@ -3,8 +3,8 @@
 //! Registers are u32 and arithmetic wraps (docs/spec.md "Micro-ops").
 
 use super::{Ctx, Exit, Flow, OpBody, get, set};
+use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
-use crate::exec::program::Inst;
 use crate::reference::Reason;
 
 macro_rules! three_reg {

@@ -1,8 +1,8 @@
 //! Jumps (JMP, JLT, JEQ, JNZ) and the `End` sentinel past the last micro-op.
 
 use super::{Ctx, Exit, Flow, OpBody, get};
+use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
-use crate::exec::program::Inst;
 use crate::reference::Reason;
 
 /// The jump target of a decoded jump.

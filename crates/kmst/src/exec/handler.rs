@@ -1,0 +1,173 @@
+//! What every dispatch variant shares, at the bottom of the interpreter:
+//! the pre-decoded instruction ([`Inst`]), the handler signature
+//! ([`Handler`]), why a handler chain returns ([`Exit`]) and the dense handler
+//! index ([`OpIndex`]). Nothing here depends on the kernel or the bodies.
+//!
+//! # The contract every handler relies on
+//!
+//! A handler is entered with
+//! - `ip` pointing at an instruction of a decoded [`Program`](super::program::Program):
+//!   the micro-ops `0..op_count`, then the `End` sentinel at `op_count`;
+//!   every jump target and every `next` a body returns stays in that range,
+//!   and every `op` byte is an [`OpIndex`] below [`HANDLERS`] written by the
+//!   decoder;
+//! - `regs` pointing at the running stream's 16 registers, and every register
+//!   field of every instruction below 16;
+//! - `ctx` the turn's live `Ctx<O>` (type-erased), whose pointers are
+//!   disjoint from `regs` and from the program;
+//! - `fuel >= 1`.
+//!
+//! The decoder establishes the first two from a `CheckedUpload` (the check's
+//! reasons 3, 4 and 5), the stream turn the last two. Each `unsafe` block in
+//! the interpreter cites this contract rather than restating it.
+
+use crate::ops::Opcode;
+
+/// One pre-decoded micro-op: 16 bytes, one per slot of the program.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub(crate) struct Inst {
+    /// The direct-threaded handler of this micro-op (the `threaded` variant).
+    pub handler: Handler,
+    /// The dense handler index ([`OpIndex`]), for the table and the switch.
+    pub op: u8,
+    /// Register fields, each below 16 (S4; the check's reason 4).
+    pub a: u8,
+    pub b: u8,
+    pub c: u8,
+    /// The integer operand; for a jump the target minus this micro-op's pc
+    /// (wrapping, read as i32); for SUBMIT/ENQUEUE the template index.
+    pub imm: u32,
+}
+
+/// Why a dispatch loop returned to the kernel (the payload is in the turn's `Ctx`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Exit {
+    /// The folded counter (turn budget and steps left) reached zero.
+    Fuel,
+    /// SUBMIT: all 16 slots busy.
+    WaitSlots,
+    /// ENQUEUE: the queue holds 64 jobs.
+    WaitQueueFull,
+    /// Exclusive SUBMIT: an older job still queued, or a busy group overlaps.
+    WaitExclusive,
+    /// WAIT: too many commands and jobs pending.
+    WaitPending,
+    /// HALT: commands or jobs still pending.
+    HaltPending,
+    /// A runtime error; the reason is in the turn's `Ctx`, the pc is the micro-op's.
+    Error,
+    /// HALT ended the stream; the halt value is in the turn's `Ctx`.
+    Halt,
+}
+
+/// Where a body sends control: the next instruction, or back to the kernel.
+pub(crate) type Flow = Result<*const Inst, Exit>;
+
+/// Every handler's signature: instruction pointer, register file, the
+/// type-erased [`Ctx`], and the one folded fuel counter. All four travel in
+/// registers; the return value is one byte. The plain Rust calling
+/// convention is the default: `rust-preserve-none` (`--cfg
+/// kmst_preserve_none`) measured no faster (docs/dispatch.md).
+#[cfg(not(kmst_preserve_none))]
+pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, *mut (), u32) -> Exit;
+/// Every handler's signature, with the `rust-preserve-none` convention.
+#[cfg(kmst_preserve_none)]
+pub(crate) type Handler =
+    unsafe extern "rust-preserve-none" fn(*const Inst, *mut u32, *mut (), u32) -> Exit;
+
+/// Emits a handler fn item with the calling convention of [`Handler`].
+#[cfg(not(kmst_preserve_none))]
+macro_rules! handler_fn {
+    ($(#[$m:meta])* fn $name:ident $($rest:tt)*) => {
+        $(#[$m])* pub(crate) unsafe fn $name $($rest)*
+    };
+}
+#[cfg(kmst_preserve_none)]
+macro_rules! handler_fn {
+    ($(#[$m:meta])* fn $name:ident $($rest:tt)*) => {
+        $(#[$m])* pub(crate) unsafe extern "rust-preserve-none" fn $name $($rest)*
+    };
+}
+pub(crate) use handler_fn;
+
+/// Hands control to the next handler as a guaranteed tail call.
+macro_rules! tail_call {
+    ($f:expr, $ip:expr, $regs:expr, $ctx:expr, $fuel:expr) => {
+        become ($f)($ip, $regs, $ctx, $fuel)
+    };
+}
+pub(crate) use tail_call;
+
+/// Calls `$m!` with `[the micro-op names] [the superinstructions]`, where each
+/// superinstruction is `Fused = First + Second;`: a micro-op that is neither a
+/// jump nor able to fail or wait, followed by one that is. Program::decode
+/// gives the first of such a pair the fused handler and keeps the second in
+/// place unchanged, so a jump into the second still runs it alone; the fused
+/// handler counts two micro-ops and stops between them when only one unit of
+/// fuel is left (docs/dispatch.md, "Superinstructions").
+macro_rules! for_each_fused {
+    ($m:ident [$($ops:tt)*]) => {
+        $m! { [$($ops)*] [
+            AddiJlt = Addi + Jlt;
+            AddiJnz = Addi + Jnz;
+        ] }
+    };
+}
+pub(crate) use for_each_fused;
+
+macro_rules! define_op_index {
+    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        for_each_fused!(define_op_index_all [$($name)*]);
+    };
+}
+
+macro_rules! define_op_index_all {
+    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
+        /// The dense handler index of each micro-op, in the order of the
+        /// definition list, then the `End` sentinel, then the superinstructions.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        pub(crate) enum OpIndex {
+            $($name,)*
+            End,
+            $($fused,)*
+        }
+
+        /// The number of handlers (every micro-op, `End`, the superinstructions).
+        pub(crate) const HANDLERS: usize = 0 $(+ { let _ = OpIndex::$fused; 1 })* + OpIndex::End as usize + 1;
+
+        impl OpIndex {
+            /// The index of an opcode.
+            pub(crate) const fn of(op: Opcode) -> OpIndex {
+                match op {
+                    $(Opcode::$name => OpIndex::$name,)*
+                }
+            }
+
+            /// The superinstruction of the pair `first` then `second`, if any.
+            pub(crate) fn fuse(first: OpIndex, second: OpIndex) -> Option<OpIndex> {
+                $(if first == OpIndex::$first && second == OpIndex::$second {
+                    return Some(OpIndex::$fused);
+                })*
+                None
+            }
+        }
+    };
+}
+
+crate::for_each_op!(define_op_index);
+
+impl OpIndex {
+    /// The index stored in an instruction.
+    ///
+    /// # Safety
+    /// `byte` was written as `OpIndex as u8` (Program::decode does).
+    #[inline(always)]
+    pub(crate) unsafe fn from_byte(byte: u8) -> OpIndex {
+        debug_assert!(usize::from(byte) < HANDLERS);
+        // SAFETY: the caller's contract; OpIndex is repr(u8) with dense values.
+        unsafe { std::mem::transmute::<u8, OpIndex>(byte) }
+    }
+}
