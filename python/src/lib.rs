@@ -5,11 +5,13 @@
 //! - [`stream`]: `Stream`, `Register`, `Label` (the builder, S7..S10).
 //! - [`simulate`]: `simulate`, `check`, `check_run` and the completion models (S23..S25).
 //! - [`results`]: `SimResult`, `SubmittedCommand`, `Event`, `StreamError`.
+//! - [`bench`]: the engine's own time of a run, for docs/python.md.
 //! - [`errors`]: `BuildError`, `StreamFormatError` and the reading of Python integers.
 //!
 //! The extension module is `kmst._kmst`; `kmst/__init__.py` re-exports it.
 #![forbid(unsafe_code)]
 
+mod bench;
 mod engine;
 mod errors;
 mod results;
@@ -31,6 +33,7 @@ fn _kmst(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::check, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::check_run, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::_rust_time, m)?)?;
     m.add(
         "BuildError",
         py.get_type::<errors::exceptions::BuildError>(),
