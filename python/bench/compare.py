@@ -213,13 +213,19 @@ def main():
             plain()
             times[name, "python"].append(time.perf_counter_ns() - t)
 
-    print(f"medians of {args.rounds} interleaved rounds, microseconds per run")
-    print(f"{'workload':<10} {'rust':>10} {'package':>10} {'+commands':>10} {'python':>12}"
-          f" {'pkg/rust':>9} {'python/pkg':>11}")
+    print(f"medians of {args.rounds} interleaved rounds, microseconds per run;")
+    print("ratios are medians of the ratios within each round")
+    print(f"{'workload':<10} {'rust':>9} {'package':>9} {'+commands':>10} {'python':>10}"
+          f" {'pkg/rust':>9} {'+cmd/rust':>10} {'python/pkg':>11}")
     for name in work:
         m = {k: median_ns(times[name, k]) / 1000 for k in kinds}
-        print(f"{name:<10} {m['rust']:>10.1f} {m['package']:>10.1f} {m['package+commands']:>10.1f}"
-              f" {m['python']:>12.1f} {m['package'] / m['rust']:>9.3f} {m['python'] / m['package']:>11.1f}")
+
+        def ratio(a, b):
+            return statistics.median(x / y for x, y in zip(times[name, a], times[name, b]))
+
+        print(f"{name:<10} {m['rust']:>9.1f} {m['package']:>9.1f} {m['package+commands']:>10.1f}"
+              f" {m['python']:>10.1f} {ratio('package', 'rust'):>9.3f}"
+              f" {ratio('package+commands', 'rust'):>10.3f} {ratio('python', 'package'):>11.1f}")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,11 @@ pub fn _rust_time(
     Ok(py.detach(|| {
         let start = Instant::now();
         for _ in 0..repeat {
-            std::hint::black_box(engine::simulate(std::hint::black_box(&data), &params, variant));
+            std::hint::black_box(engine::simulate(
+                std::hint::black_box(&data),
+                &params,
+                variant,
+            ));
         }
         start.elapsed().as_nanos()
     }))

@@ -89,10 +89,11 @@ fn operand(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(Operand, Option<Writ
     Ok((Operand::Int(w.value), w.written))
 }
 
+/// Each argument's field name (`args[i]`) and its value as written, if clamped.
+type ArgsWritten = Vec<(String, Option<Written>)>;
+
 /// The up-to-ten `args` of a command.
-fn arguments(
-    args: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(Vec<Operand>, Vec<(String, Option<Written>)>)> {
+fn arguments(args: Option<&Bound<'_, PyAny>>) -> PyResult<(Vec<Operand>, ArgsWritten)> {
     let mut operands = Vec::new();
     let mut written = Vec::new();
     if let Some(args) = args {
