@@ -30,7 +30,7 @@ def test_registers_and_constants_share_one_pool():
     # S7: r0..r14, lowest free first; equal constants share one register.
     s = stream()
     a, b = s.registers(2)
-    assert (a.number, b.number) == (0, 1)
+    assert isinstance(a, Register) and (a.number, b.number) == (0, 1)
     assert s.const(5).number == 2
     assert s.const(5) == s.const(5)
     assert s.const(-1).number == 3
