@@ -1,0 +1,46 @@
+"""Micro-op streams on kmst's engine.
+
+The API of the specification (streams.md "Building a stream" and "The
+simulator"): build a stream with `Stream`, encode it, check it with `check` /
+`check_run`, and run it with `simulate` (or `Stream.simulate`) on the fast
+interpreter (`dispatch="tail"`, the default; `"switch"`, `"threaded"`) or the
+reference model (`dispatch="reference"`). See docs/python.md.
+"""
+
+from kmst._kmst import (
+    KM_EVENT_STREAM,
+    KM_EVENT_STREAM_END,
+    KM_EVENT_STREAM_ERROR,
+    KM_EVENT_TIMEOUT,
+    BuildError,
+    Event,
+    Label,
+    Register,
+    SimResult,
+    Stream,
+    StreamError,
+    StreamFormatError,
+    SubmittedCommand,
+    check,
+    check_run,
+    simulate,
+)
+
+__all__ = [
+    "KM_EVENT_STREAM",
+    "KM_EVENT_STREAM_END",
+    "KM_EVENT_STREAM_ERROR",
+    "KM_EVENT_TIMEOUT",
+    "BuildError",
+    "Event",
+    "Label",
+    "Register",
+    "SimResult",
+    "Stream",
+    "StreamError",
+    "StreamFormatError",
+    "SubmittedCommand",
+    "check",
+    "check_run",
+    "simulate",
+]

@@ -1,0 +1,193 @@
+//! The package's exceptions and the reading of Python integers.
+//!
+//! Builder errors become `BuildError` (a `ValueError`) with `field` and `value`
+//! attributes and the engine's message; a rejected upload becomes
+//! `StreamFormatError` (a `ValueError`) with `reason` and `pc`. Python integers
+//! are unbounded while the engine takes `i64`/`u64`: a value beyond them is
+//! passed on clamped (still out of every range) and the error names the value
+//! the caller wrote, not the clamped one.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt};
+
+use crate::engine::{BuildError, ParamsError, StreamFormatError};
+
+/// The Python exception classes (named as in the specification).
+pub mod exceptions {
+    use pyo3::exceptions::PyValueError;
+
+    pyo3::create_exception!(
+        kmst,
+        BuildError,
+        PyValueError,
+        "A builder call the check would reject; `field` names the field and `value` its value."
+    );
+    pyo3::create_exception!(
+        kmst,
+        StreamFormatError,
+        PyValueError,
+        "An upload the check rejects; `reason` and `pc` are those of the check's error event."
+    );
+}
+
+/// An integer argument as the engine takes it, with what the caller wrote when
+/// it had to be clamped.
+pub struct Wide<T> {
+    pub value: T,
+    /// The caller's value, when `value` is a clamped stand-in for it.
+    pub written: Option<Written>,
+}
+
+/// A Python integer beyond the engine's type and the stand-in passed for it.
+pub struct Written {
+    clamped: i128,
+    obj: Py<PyAny>,
+}
+
+/// The Python integer `obj` (not a bool) as a big-enough Rust integer, or a TypeError naming `what`.
+fn int_of<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyInt>> {
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected an integer, found a bool ({obj})"
+        )));
+    }
+    obj.cast::<PyInt>().cloned().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{what}: expected an integer, found {}",
+            type_name(obj)
+        ))
+    })
+}
+
+/// The type name of `obj`, for messages.
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+}
+
+/// A Python int as i64, clamped to i64::MIN / i64::MAX beyond them.
+pub fn wide_i64(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Wide<i64>> {
+    let int = int_of(obj, what)?;
+    if let Ok(v) = int.extract::<i64>() {
+        return Ok(Wide {
+            value: v,
+            written: None,
+        });
+    }
+    let value = if int.lt(0)? { i64::MIN } else { i64::MAX };
+    Ok(Wide {
+        value,
+        written: Some(Written {
+            clamped: value.into(),
+            obj: int.into_any().unbind(),
+        }),
+    })
+}
+
+/// A Python int as u64, clamped to u64::MAX when negative or too large.
+pub fn wide_u64(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Wide<u64>> {
+    let int = int_of(obj, what)?;
+    if let Ok(v) = int.extract::<u64>() {
+        return Ok(Wide {
+            value: v,
+            written: None,
+        });
+    }
+    Ok(Wide {
+        value: u64::MAX,
+        written: Some(Written {
+            clamped: u64::MAX.into(),
+            obj: int.into_any().unbind(),
+        }),
+    })
+}
+
+/// A Python int in `0..=max` for a parameter, else a ValueError naming it (S25).
+pub fn param_int(obj: &Bound<'_, PyAny>, param: &'static str, max: u64) -> PyResult<u64> {
+    let bad = |message: String| params_error(ParamsError { param, message });
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(bad(format!(
+            "expected an integer, found {} {}",
+            type_name(obj),
+            obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+        )));
+    }
+    match obj.extract::<u64>() {
+        Ok(v) if v <= max => Ok(v),
+        _ => Err(bad(format!("{obj} is not in 0..={max}"))),
+    }
+}
+
+/// A parameter outside its range (S25) as a ValueError.
+pub fn params_error(e: ParamsError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The field a builder error names and its value (`None` where there is no one number).
+fn field_and_value(e: &BuildError) -> (String, i128) {
+    use BuildError::*;
+    let (field, value): (String, i128) = match e {
+        MaxSteps(v) => ("max_steps".into(), (*v).into()),
+        Seed(v) => ("seed".into(), (*v).into()),
+        Req(v) => ("req".into(), (*v).into()),
+        Deadline(v) => ("deadline_microseconds".into(), (*v).into()),
+        WaitCount(v) => ("wait count".into(), (*v).into()),
+        Immediate { op, value } => (format!("{op} immediate"), (*value).into()),
+        Constant(v) => ("constant".into(), (*v).into()),
+        TooManyOps(n) => ("micro-ops".into(), *n as i128),
+        Empty => ("micro-ops".into(), 0),
+        TooManyRegisters { asked, .. } => ("registers".into(), *asked as i128),
+        Handler(v) => ("handler".into(), (*v).into()),
+        TooManyArgs(n) => ("args".into(), *n as i128),
+        TooManyRegisterArgs(n) => ("register args".into(), *n as i128),
+        Argument { index, value } => (format!("args[{index}]"), (*value).into()),
+        GroupField { field, value } => (format!("group {field}"), (*value).into()),
+        EnqueueCount(v) => ("count".into(), (*v).into()),
+        UnboundLabel(l) | LabelRebound(l) | UnknownLabel(l) | JumpPastEnd { label: l, .. } => {
+            ("label".into(), *l as i128)
+        }
+    };
+    (field, value)
+}
+
+/// A builder error as `BuildError`. `written` pairs the field names of the
+/// call's clamped arguments with them, so that the message and `value` give
+/// the caller's own number rather than the stand-in.
+pub fn build_error(py: Python<'_>, e: BuildError, written: &[(&str, &Option<Written>)]) -> PyErr {
+    let (field, value) = field_and_value(&e);
+    let mut message = e.to_string();
+    let mut value_obj: Py<PyAny> = match value.into_pyobject(py) {
+        Ok(v) => v.into_any().unbind(),
+        Err(_) => py.None(),
+    };
+    let clamped = written.iter().find_map(|(name, w)| match w {
+        Some(w) if *name == field && w.clamped == value => Some(w),
+        _ => None,
+    });
+    if let Some(w) = clamped {
+        message = message.replace(&value.to_string(), &w.obj.bind(py).to_string());
+        value_obj = w.obj.clone_ref(py);
+    }
+    let err = exceptions::BuildError::new_err(message);
+    let instance = err.value(py);
+    let _ = instance.setattr("field", field);
+    let _ = instance.setattr("value", value_obj);
+    if let BuildError::TooManyRegisters { free, .. } = e {
+        let _ = instance.setattr("free", free);
+    }
+    err
+}
+
+/// A rejected upload as `StreamFormatError` with `reason`, `pc` and `error`.
+pub fn format_error(py: Python<'_>, e: StreamFormatError) -> PyErr {
+    let err = exceptions::StreamFormatError::new_err(e.to_string());
+    let instance = err.value(py);
+    let _ = instance.setattr("reason", e.0.reason.number());
+    let _ = instance.setattr("pc", e.0.pc);
+    if let Ok(obj) = Py::new(py, crate::results::PyStreamError(e.0)) {
+        let _ = instance.setattr("error", obj);
+    }
+    err
+}

@@ -1,0 +1,51 @@
+//! The Python package `kmst`: the specification's builder and simulator API
+//! (streams.md "Building a stream", "The simulator") on kmst's engine.
+//!
+//! - [`engine`]: everything taken from the engine, in one place.
+//! - [`stream`]: `Stream`, `Register`, `Label` (the builder, S7..S10).
+//! - [`simulate`]: `simulate`, `check`, `check_run` and the completion models (S23..S25).
+//! - [`results`]: `SimResult`, `SubmittedCommand`, `Event`, `StreamError`.
+//! - [`bench`]: the engine's own time of a run, for docs/python.md.
+//! - [`errors`]: `BuildError`, `StreamFormatError` and the reading of Python integers.
+//!
+//! The extension module is `kmst._kmst`; `kmst/__init__.py` re-exports it.
+#![forbid(unsafe_code)]
+
+mod bench;
+mod engine;
+mod errors;
+mod results;
+mod simulate;
+mod stream;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _kmst(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<stream::PyStream>()?;
+    m.add_class::<stream::PyRegister>()?;
+    m.add_class::<stream::PyLabel>()?;
+    m.add_class::<results::PySimResult>()?;
+    m.add_class::<results::PyCommand>()?;
+    m.add_class::<results::PyEvent>()?;
+    m.add_class::<results::PyStreamError>()?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::check, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::check_run, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::_rust_time, m)?)?;
+    m.add(
+        "BuildError",
+        py.get_type::<errors::exceptions::BuildError>(),
+    )?;
+    m.add(
+        "StreamFormatError",
+        py.get_type::<errors::exceptions::StreamFormatError>(),
+    )?;
+    // Event kinds (streams.md "Events and errors").
+    m.add("KM_EVENT_TIMEOUT", 1)?;
+    m.add("KM_EVENT_STREAM", 4)?;
+    m.add("KM_EVENT_STREAM_END", 5)?;
+    m.add("KM_EVENT_STREAM_ERROR", 6)?;
+    Ok(())
+}

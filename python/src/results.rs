@@ -1,0 +1,405 @@
+//! The answer of a run as Python objects (streams.md "The simulator", S19, S22, S24).
+//!
+//! `SubmittedCommand`, `Event` and `StreamError` are small frozen values with
+//! equality, hashing and a `repr` in constructor form. `SimResult` keeps the
+//! engine's answer and makes the Python lists of commands and events the first
+//! time they are asked for, so a run that only looks at `status` or calls
+//! `to_json()` pays for no Python objects.
+
+use std::sync::OnceLock;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::engine::{
+    self, Delay, Event, Reason, ResultModel, SimResult, StreamError, SubmittedCommand,
+};
+use crate::errors::params_error;
+
+/// "1 command", "2 commands".
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b { "True" } else { "False" }
+}
+
+/// One command that took a completion slot (S19).
+#[pyclass(
+    name = "SubmittedCommand",
+    module = "kmst",
+    frozen,
+    eq,
+    hash,
+    skip_from_py_object
+)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PyCommand(pub SubmittedCommand);
+
+#[pymethods]
+impl PyCommand {
+    #[new]
+    #[pyo3(signature = (sequence, slot, handler, first, count, flags, args, pass_index, pc, queued))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        sequence: u64,
+        slot: u8,
+        handler: u8,
+        first: u32,
+        count: u32,
+        flags: u8,
+        args: Vec<u32>,
+        pass_index: u64,
+        pc: u32,
+        queued: bool,
+    ) -> PyResult<Self> {
+        if args.len() > 10 {
+            return Err(PyValueError::new_err(format!(
+                "args: {} words, a command has ten",
+                args.len()
+            )));
+        }
+        let mut words = [0u32; 10];
+        words[..args.len()].copy_from_slice(&args);
+        Ok(PyCommand(SubmittedCommand {
+            sequence,
+            slot,
+            handler,
+            first,
+            count,
+            flags,
+            args: words,
+            pass_index,
+            pc,
+            queued,
+        }))
+    }
+
+    #[getter]
+    fn sequence(&self) -> u64 {
+        self.0.sequence
+    }
+    #[getter]
+    fn slot(&self) -> u8 {
+        self.0.slot
+    }
+    #[getter]
+    fn handler(&self) -> u8 {
+        self.0.handler
+    }
+    #[getter]
+    fn first(&self) -> u32 {
+        self.0.first
+    }
+    #[getter]
+    fn count(&self) -> u32 {
+        self.0.count
+    }
+    #[getter]
+    fn flags(&self) -> u8 {
+        self.0.flags
+    }
+    /// The ten patched argument words.
+    #[getter]
+    fn args(&self) -> Vec<u32> {
+        self.0.args.to_vec()
+    }
+    #[getter]
+    fn pass_index(&self) -> u64 {
+        self.0.pass_index
+    }
+    #[getter]
+    fn pc(&self) -> u32 {
+        self.0.pc
+    }
+    #[getter]
+    fn queued(&self) -> bool {
+        self.0.queued
+    }
+
+    fn __repr__(&self) -> String {
+        let c = &self.0;
+        format!(
+            "SubmittedCommand(sequence={}, slot={}, handler={}, first={}, count={}, flags={}, args={:?}, pass_index={}, pc={}, queued={})",
+            c.sequence,
+            c.slot,
+            c.handler,
+            c.first,
+            c.count,
+            c.flags,
+            c.args,
+            c.pass_index,
+            c.pc,
+            py_bool(c.queued)
+        )
+    }
+}
+
+/// One posted event (S22).
+#[pyclass(name = "Event", module = "kmst", frozen, eq, hash, skip_from_py_object)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PyEvent(pub Event);
+
+#[pymethods]
+impl PyEvent {
+    #[new]
+    #[pyo3(signature = (kind, req, auxiliary, pass_index))]
+    fn new(kind: u8, req: u32, auxiliary: u32, pass_index: u64) -> PyResult<Self> {
+        if auxiliary > 0xFF_FFFF {
+            return Err(PyValueError::new_err(format!(
+                "auxiliary {auxiliary} does not fit 24 bits"
+            )));
+        }
+        Ok(PyEvent(Event {
+            kind,
+            req,
+            auxiliary,
+            pass_index,
+        }))
+    }
+
+    #[getter]
+    fn kind(&self) -> u8 {
+        self.0.kind
+    }
+    #[getter]
+    fn req(&self) -> u32 {
+        self.0.req
+    }
+    /// The 24-bit auxiliary.
+    #[getter]
+    fn auxiliary(&self) -> u32 {
+        self.0.auxiliary
+    }
+    #[getter]
+    fn pass_index(&self) -> u64 {
+        self.0.pass_index
+    }
+
+    fn __repr__(&self) -> String {
+        let e = &self.0;
+        format!(
+            "Event(kind={}, req={}, auxiliary={}, pass_index={})",
+            e.kind, e.req, e.auxiliary, e.pass_index
+        )
+    }
+}
+
+/// The reason and program counter of an error event (streams.md "Events and errors").
+#[pyclass(
+    name = "StreamError",
+    module = "kmst",
+    frozen,
+    eq,
+    hash,
+    skip_from_py_object
+)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PyStreamError(pub StreamError);
+
+#[pymethods]
+impl PyStreamError {
+    #[new]
+    fn new(reason: u8, pc: u32) -> PyResult<Self> {
+        let reason = Reason::from_u8(reason)
+            .ok_or_else(|| PyValueError::new_err(format!("reason {reason} is not in 1..=11")))?;
+        Ok(PyStreamError(StreamError { reason, pc }))
+    }
+
+    /// The reason number, 1..=11.
+    #[getter]
+    fn reason(&self) -> u8 {
+        self.0.reason.number()
+    }
+    #[getter]
+    fn pc(&self) -> u32 {
+        self.0.pc
+    }
+    /// The reason's meaning, as in the specification's table.
+    #[getter]
+    fn description(&self) -> &'static str {
+        self.0.reason.describe()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "StreamError(reason={}, pc={})",
+            self.0.reason.number(),
+            self.0.pc
+        )
+    }
+
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+}
+
+/// `None` or the `StreamError` of `e`.
+pub fn error_object(py: Python<'_>, e: Option<StreamError>) -> PyResult<Py<PyAny>> {
+    match e {
+        None => Ok(py.None()),
+        Some(e) => Ok(Py::new(py, PyStreamError(e))?.into_any()),
+    }
+}
+
+/// The answer of `simulate`: `SimResult(commands, events, status, passes, error, halt, stopped)`.
+#[pyclass(name = "SimResult", module = "kmst", frozen)]
+pub struct PySimResult {
+    pub inner: SimResult,
+    /// The Python callables of `delay` and `result`, when the run used them.
+    pub callables: (Option<Py<PyAny>>, Option<Py<PyAny>>),
+    commands: OnceLock<Py<PyList>>,
+    events: OnceLock<Py<PyList>>,
+}
+
+impl PySimResult {
+    pub fn new(inner: SimResult, callables: (Option<Py<PyAny>>, Option<Py<PyAny>>)) -> Self {
+        PySimResult {
+            inner,
+            callables,
+            commands: OnceLock::new(),
+            events: OnceLock::new(),
+        }
+    }
+
+    /// The answer without its parameters: what two runs are compared by.
+    fn answer(&self) -> impl PartialEq + '_ {
+        let r = &self.inner;
+        (
+            &r.check,
+            &r.commands,
+            &r.events,
+            r.status,
+            r.passes,
+            &r.error,
+            r.halt,
+            r.stopped,
+        )
+    }
+}
+
+#[pymethods]
+impl PySimResult {
+    /// Every command submitted, in order.
+    #[getter]
+    fn commands(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        if let Some(list) = self.commands.get() {
+            return Ok(list.clone_ref(py));
+        }
+        let items = self
+            .inner
+            .commands
+            .iter()
+            .map(|c| Py::new(py, PyCommand(*c)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let list = PyList::new(py, items)?.unbind();
+        Ok(self.commands.get_or_init(|| list).clone_ref(py))
+    }
+
+    /// Every event, in the order posted.
+    #[getter]
+    fn events(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        if let Some(list) = self.events.get() {
+            return Ok(list.clone_ref(py));
+        }
+        let items = self
+            .inner
+            .events
+            .iter()
+            .map(|e| Py::new(py, PyEvent(*e)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let list = PyList::new(py, items)?.unbind();
+        Ok(self.events.get_or_init(|| list).clone_ref(py))
+    }
+
+    /// `"ended"`, `"error"` or `"stuck"`.
+    #[getter]
+    fn status(&self) -> &'static str {
+        self.inner.status.as_str()
+    }
+
+    /// The pass index of the last event plus one (0 if none).
+    #[getter]
+    fn passes(&self) -> u64 {
+        self.inner.passes
+    }
+
+    /// The stream's error, or `None`.
+    #[getter]
+    fn error(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        error_object(py, self.inner.error)
+    }
+
+    /// The full 32-bit halt register when HALT ended the stream, else `None`.
+    #[getter]
+    fn halt(&self) -> Option<u32> {
+        self.inner.halt
+    }
+
+    /// True when a late command stopped the grid.
+    #[getter]
+    fn stopped(&self) -> bool {
+        self.inner.stopped
+    }
+
+    /// The check's error, or `None` when the check accepted the upload.
+    #[getter]
+    fn check(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        error_object(py, self.inner.check)
+    }
+
+    /// The parameters of the run as a dict with the keys of S24 (a callable
+    /// `delay` or `result` appears as itself).
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let mut p = self.inner.params.clone();
+        if matches!(p.delay, Delay::Custom(_)) {
+            p.delay = Delay::Fixed(0);
+        }
+        if matches!(p.result, ResultModel::Custom(_)) {
+            p.result = ResultModel::Zero;
+        }
+        let text = p.to_json_value().map_err(params_error)?.to_string();
+        let dict = py
+            .import("json")?
+            .call_method1("loads", (text,))?
+            .cast_into::<PyDict>()?;
+        if let Some(f) = &self.callables.0 {
+            dict.set_item("delay", f.clone_ref(py))?;
+        }
+        if let Some(f) = &self.callables.1 {
+            dict.set_item("result", f.clone_ref(py))?;
+        }
+        Ok(dict)
+    }
+
+    /// The S24 JSON of the run, exactly as `kmst run --json` prints it. A run
+    /// with a callable `delay` or `result` has no JSON form: ValueError.
+    fn to_json(&self) -> PyResult<String> {
+        engine::result_json(&self.inner).map_err(params_error)
+    }
+
+    fn __eq__(&self, other: PyRef<'_, PySimResult>) -> bool {
+        self.answer() == other.answer()
+    }
+
+    fn __repr__(&self) -> String {
+        let r = &self.inner;
+        let opt = |e: &Option<StreamError>| match e {
+            None => "None".to_owned(),
+            Some(e) => format!("StreamError(reason={}, pc={})", e.reason.number(), e.pc),
+        };
+        format!(
+            "SimResult(commands=[{}], events=[{}], status='{}', passes={}, error={}, halt={}, stopped={})",
+            count(r.commands.len(), "command"),
+            count(r.events.len(), "event"),
+            r.status.as_str(),
+            r.passes,
+            opt(&r.error),
+            r.halt.map_or_else(|| "None".to_owned(), |h| h.to_string()),
+            py_bool(r.stopped)
+        )
+    }
+}

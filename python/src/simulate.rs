@@ -1,0 +1,539 @@
+//! `simulate`, `check` and `check_run` (streams.md "The check", "The simulator").
+//!
+//! The keywords of `simulate` are the parameters of S23..S25 under their S24
+//! names, so `simulate(data, **answer["params"])` replays a saved answer.
+//! `delay` and `result` take the S23 models in Python form or in their JSON
+//! form, or any callable of the `SubmittedCommand`. A callable runs inside the
+//! engine as a Rust closure: the first exception it raises (or the first bad
+//! value it returns) is kept, every later command gets a harmless value
+//! without calling Python again, and the exception is raised when the run
+//! returns, so no error crosses the engine and the run is abandoned cleanly.
+//! Without a callable the run releases the GIL.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMemoryView, PyString, PyTuple,
+};
+
+use crate::engine::{self, Delay, Params, ParamsError, ResultModel, SubmittedCommand, Variant};
+use crate::errors::{param_int, params_error, type_name};
+use crate::results::{PyCommand, PySimResult, error_object};
+use crate::stream::PyStream;
+
+const U32: u64 = u32::MAX as u64;
+
+fn bad(param: &'static str, message: impl Into<String>) -> PyErr {
+    params_error(ParamsError {
+        param,
+        message: message.into(),
+    })
+}
+
+fn repr(obj: &Bound<'_, PyAny>) -> String {
+    obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+}
+
+/// The upload bytes of `obj`: bytes, bytearray, memoryview, or a `Stream` (encoded).
+pub fn upload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(b.to_vec());
+    }
+    if obj.is_instance_of::<PyMemoryView>() {
+        let b = obj.call_method0("tobytes")?;
+        return Ok(b.cast::<PyBytes>()?.as_bytes().to_vec());
+    }
+    if let Ok(s) = obj.cast::<PyStream>() {
+        return s.borrow().encode_bytes(obj.py());
+    }
+    Err(PyTypeError::new_err(format!(
+        "upload: expected bytes, bytearray, memoryview or a Stream, found {}",
+        type_name(obj)
+    )))
+}
+
+/// A delay or result model as the caller gave it: a model, or a Python callable.
+pub enum Model<M> {
+    Fixed(M),
+    Callable(Py<PyAny>),
+}
+
+/// The two-element `[base, modulo]` or `(base, modulo)` of a cycle.
+fn cycle(items: &[Bound<'_, PyAny>]) -> PyResult<Delay> {
+    match items {
+        [base, modulo] => Delay::cycle(
+            param_int(base, "delay", U32)? as u32,
+            param_int(modulo, "delay", U32)? as u32,
+        )
+        .map_err(params_error),
+        _ => Err(bad("delay", "cycle takes (base, modulo)")),
+    }
+}
+
+fn items<'py>(obj: &Bound<'py, PyAny>, param: &'static str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        obj.try_iter()?.collect()
+    } else {
+        Err(bad(param, format!("expected a list, found {}", repr(obj))))
+    }
+}
+
+fn delay_table(obj: &Bound<'_, PyAny>) -> PyResult<Delay> {
+    let entries = items(obj, "delay")?
+        .iter()
+        .map(|e| {
+            if e.is_none() {
+                Ok(None)
+            } else {
+                param_int(e, "delay", U32).map(|v| Some(v as u32))
+            }
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Delay::table(entries).map_err(params_error)
+}
+
+fn result_table(obj: &Bound<'_, PyAny>) -> PyResult<ResultModel> {
+    let entries = items(obj, "result")?
+        .iter()
+        .map(|e| param_int(e, "result", U32).map(|v| v as u32))
+        .collect::<PyResult<Vec<_>>>()?;
+    ResultModel::table(entries).map_err(params_error)
+}
+
+fn result_arg(k: &Bound<'_, PyAny>) -> PyResult<ResultModel> {
+    let k = param_int(k, "result", u64::from(u8::MAX))
+        .map_err(|_| bad("result", format!("arg({}) is not in 0..=9", repr(k))))?;
+    ResultModel::arg(k as u8).map_err(params_error)
+}
+
+/// A tagged model: `(name, ...)` or `{name: value}`.
+fn tagged<'py>(
+    obj: &Bound<'py, PyAny>,
+    param: &'static str,
+) -> PyResult<Option<(String, Vec<Bound<'py, PyAny>>)>> {
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        let mut it = t.iter();
+        let Some(name) = it.next() else {
+            return Err(bad(param, "an empty tuple is not a model"));
+        };
+        let name: String = name
+            .extract()
+            .map_err(|_| bad(param, format!("unknown model {}", repr(obj))))?;
+        return Ok(Some((name, it.collect())));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        if d.len() != 1 {
+            return Err(bad(param, format!("unexpected value {}", repr(obj))));
+        }
+        let (name, value) = d.iter().next().expect("one key");
+        let name: String = name
+            .extract()
+            .map_err(|_| bad(param, format!("unknown model {}", repr(obj))))?;
+        // JSON's {"cycle": [base, modulo]} spreads like the tuple form.
+        let rest = if name == "cycle" {
+            items(&value, param)?
+        } else {
+            vec![value]
+        };
+        return Ok(Some((name, rest)));
+    }
+    Ok(None)
+}
+
+/// `delay`: an int, None (never), ("cycle", base, modulo), a list (table),
+/// the JSON forms, or a callable returning an int or None (S23).
+pub fn delay_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<Delay>> {
+    if obj.is_none() {
+        return Ok(Model::Fixed(Delay::Never));
+    }
+    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+        return Ok(Model::Fixed(Delay::Fixed(
+            param_int(obj, "delay", U32)? as u32
+        )));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return match s.to_str()? {
+            "never" => Ok(Model::Fixed(Delay::Never)),
+            other => Err(bad("delay", format!("unknown model `{other}`"))),
+        };
+    }
+    if obj.is_instance_of::<PyList>() {
+        return delay_table(obj).map(Model::Fixed);
+    }
+    if let Some((name, rest)) = tagged(obj, "delay")? {
+        return match (name.as_str(), rest.as_slice()) {
+            ("cycle", rest) => cycle(rest).map(Model::Fixed),
+            ("table", [t]) => delay_table(t).map(Model::Fixed),
+            _ => Err(bad("delay", format!("unknown model {}", repr(obj)))),
+        };
+    }
+    if obj.is_callable() {
+        return Ok(Model::Callable(obj.clone().unbind()));
+    }
+    Err(bad(
+        "delay",
+        format!(
+            "expected an int, None, a model or a callable, found {}",
+            repr(obj)
+        ),
+    ))
+}
+
+/// `result`: an int (every result that value), "zero", "sequence", ("arg", k),
+/// a list (table), the JSON forms, or a callable returning an int (S23).
+pub fn result_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<ResultModel>> {
+    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+        let v = param_int(obj, "result", U32)? as u32;
+        // A constant result is the one-entry table; 0 is the default model.
+        return Ok(Model::Fixed(if v == 0 {
+            ResultModel::Zero
+        } else {
+            ResultModel::Table(vec![v])
+        }));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return match s.to_str()? {
+            "zero" => Ok(Model::Fixed(ResultModel::Zero)),
+            "sequence" => Ok(Model::Fixed(ResultModel::Sequence)),
+            other => Err(bad("result", format!("unknown model `{other}`"))),
+        };
+    }
+    if obj.is_instance_of::<PyList>() {
+        return result_table(obj).map(Model::Fixed);
+    }
+    if let Some((name, rest)) = tagged(obj, "result")? {
+        return match (name.as_str(), rest.as_slice()) {
+            ("arg", [k]) => result_arg(k).map(Model::Fixed),
+            ("table", [t]) => result_table(t).map(Model::Fixed),
+            _ => Err(bad("result", format!("unknown model {}", repr(obj)))),
+        };
+    }
+    if obj.is_callable() {
+        return Ok(Model::Callable(obj.clone().unbind()));
+    }
+    Err(bad(
+        "result",
+        format!(
+            "expected an int, a model or a callable, found {}",
+            repr(obj)
+        ),
+    ))
+}
+
+/// The first error a callable raised during a run.
+#[derive(Default)]
+struct Failure(Mutex<Option<PyErr>>);
+
+impl Failure {
+    fn happened(&self) -> bool {
+        self.0.lock().map_or(true, |f| f.is_some())
+    }
+
+    fn keep(&self, e: PyErr) {
+        if let Ok(mut f) = self.0.lock() {
+            f.get_or_insert(e);
+        }
+    }
+
+    fn take(&self) -> Option<PyErr> {
+        self.0.lock().ok().and_then(|mut f| f.take())
+    }
+}
+
+/// Calls `f(command)`; an exception gets a note naming the model and the command.
+fn call(py: Python<'_>, f: &Py<PyAny>, param: &str, c: &SubmittedCommand) -> PyResult<Py<PyAny>> {
+    let command = Py::new(py, PyCommand(*c))?;
+    f.call1(py, (command,)).inspect_err(|e| {
+        let _ = e.add_note(
+            py,
+            format!(
+                "raised by the `{param}` callable for the command of sequence {}",
+                c.sequence
+            ),
+        );
+    })
+}
+
+/// What a callable returned, as an int in 0..=2^32-1 (or None when `none_ok`).
+fn returned(
+    py: Python<'_>,
+    v: &Py<PyAny>,
+    param: &str,
+    none_ok: bool,
+    c: &SubmittedCommand,
+) -> PyResult<Option<u32>> {
+    let v = v.bind(py);
+    if v.is_none() && none_ok {
+        return Ok(None);
+    }
+    let what = || {
+        format!(
+            "the `{param}` callable returned {} for the command of sequence {}",
+            repr(v),
+            c.sequence
+        )
+    };
+    let expected = if none_ok {
+        "an int in 0..=4294967295 or None"
+    } else {
+        "an int in 0..=4294967295"
+    };
+    if !v.is_instance_of::<PyInt>() || v.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{}; expected {expected}",
+            what()
+        )));
+    }
+    match v.extract::<u32>() {
+        Ok(n) => Ok(Some(n)),
+        Err(_) => Err(PyValueError::new_err(format!(
+            "{}; expected {expected}",
+            what()
+        ))),
+    }
+}
+
+/// Every keyword of `simulate`, as given (None: not given).
+pub struct Keywords<'py> {
+    pub delay: Option<Bound<'py, PyAny>>,
+    pub result: Option<Bound<'py, PyAny>>,
+    pub deadline_passes: Option<Bound<'py, PyAny>>,
+    pub default_deadline_passes: Option<Bound<'py, PyAny>>,
+    pub cancel_pass: Option<Bound<'py, PyAny>>,
+    pub core_count: Option<Bound<'py, PyAny>>,
+    pub ticks_per_pass: Option<Bound<'py, PyAny>>,
+    pub max_passes: Option<Bound<'py, PyAny>>,
+    pub region_size: Option<Bound<'py, PyAny>>,
+    pub turn_budget: Option<Bound<'py, PyAny>>,
+    pub dispatch: &'py str,
+}
+
+/// Runs `upload` with the parameters of `kw` (see the module doc).
+pub fn run(py: Python<'_>, upload: &[u8], kw: Keywords<'_>) -> PyResult<PySimResult> {
+    let variant = Variant::from_name(kw.dispatch).ok_or_else(|| {
+        let names: Vec<&str> = Variant::ALL.iter().map(|(n, _)| *n).collect();
+        PyValueError::new_err(format!(
+            "dispatch {:?} is not one of {}",
+            kw.dispatch,
+            names.join(", ")
+        ))
+    })?;
+    let mut p = Params::default();
+    let int =
+        |v: &Option<Bound<'_, PyAny>>, param: &'static str, max: u64| -> PyResult<Option<u64>> {
+            match v {
+                Some(v) if !v.is_none() => param_int(v, param, max).map(Some),
+                _ => Ok(None),
+            }
+        };
+    p.deadline_passes = int(&kw.deadline_passes, "deadline_passes", u64::MAX)?;
+    p.cancel_pass = int(&kw.cancel_pass, "cancel_pass", u64::MAX)?;
+    if let Some(v) = int(
+        &kw.default_deadline_passes,
+        "default_deadline_passes",
+        u64::MAX,
+    )? {
+        p.default_deadline_passes = v;
+    }
+    if let Some(v) = int(&kw.core_count, "core_count", U32)? {
+        p.core_count = v as u32;
+    }
+    if let Some(v) = int(&kw.ticks_per_pass, "ticks_per_pass", U32)? {
+        p.ticks_per_pass = v as u32;
+    }
+    if let Some(v) = int(&kw.max_passes, "max_passes", u64::MAX)? {
+        p.max_passes = v;
+    }
+    if let Some(v) = int(&kw.region_size, "region_size", u64::MAX)? {
+        p.region_size = v;
+    }
+    if let Some(v) = int(&kw.turn_budget, "turn_budget", U32)? {
+        p.turn_budget = v as u32;
+    }
+
+    let failure = Arc::new(Failure::default());
+    let mut callables = (None, None);
+    if let Some(obj) = &kw.delay {
+        p.delay = match delay_model(obj)? {
+            Model::Fixed(d) => d,
+            Model::Callable(f) => {
+                callables.0 = Some(f.clone_ref(py));
+                let failure = Arc::clone(&failure);
+                Delay::Custom(Arc::new(move |c: &SubmittedCommand| {
+                    if failure.happened() {
+                        return Some(0);
+                    }
+                    Python::attach(|py| {
+                        let v = call(py, &f, "delay", c)?;
+                        returned(py, &v, "delay", true, c)
+                    })
+                    .unwrap_or_else(|e| {
+                        failure.keep(e);
+                        Some(0)
+                    })
+                }))
+            }
+        };
+    }
+    if let Some(obj) = &kw.result {
+        p.result = match result_model(obj)? {
+            Model::Fixed(r) => r,
+            Model::Callable(f) => {
+                callables.1 = Some(f.clone_ref(py));
+                let failure = Arc::clone(&failure);
+                ResultModel::Custom(Arc::new(move |c: &SubmittedCommand| {
+                    if failure.happened() {
+                        return 0;
+                    }
+                    Python::attach(|py| {
+                        let v = call(py, &f, "result", c)?;
+                        returned(py, &v, "result", false, c)
+                    })
+                    .map_or_else(
+                        |e| {
+                            failure.keep(e);
+                            0
+                        },
+                        |v| v.unwrap_or(0),
+                    )
+                }))
+            }
+        };
+    }
+    p.validate().map_err(params_error)?;
+
+    let answer = if callables.0.is_none() && callables.1.is_none() {
+        py.detach(|| engine::simulate(upload, &p, variant))
+    } else {
+        engine::simulate(upload, &p, variant)
+    };
+    if let Some(e) = failure.take() {
+        return Err(e);
+    }
+    Ok(PySimResult::new(answer, callables))
+}
+
+/// `simulate(upload, *, delay=0, result="zero", ...)`: the check, then the run.
+#[pyfunction]
+#[pyo3(signature = (upload, *, delay=DelayArg::NotGiven, result=None, deadline_passes=None,
+    default_deadline_passes=None, cancel_pass=None, core_count=None, ticks_per_pass=None,
+    max_passes=None, region_size=None, turn_budget=None, dispatch="tail"))]
+#[allow(clippy::too_many_arguments)]
+pub fn simulate<'py>(
+    py: Python<'py>,
+    upload: &Bound<'py, PyAny>,
+    delay: DelayArg<'py>,
+    result: Option<Bound<'py, PyAny>>,
+    deadline_passes: Option<Bound<'py, PyAny>>,
+    default_deadline_passes: Option<Bound<'py, PyAny>>,
+    cancel_pass: Option<Bound<'py, PyAny>>,
+    core_count: Option<Bound<'py, PyAny>>,
+    ticks_per_pass: Option<Bound<'py, PyAny>>,
+    max_passes: Option<Bound<'py, PyAny>>,
+    region_size: Option<Bound<'py, PyAny>>,
+    turn_budget: Option<Bound<'py, PyAny>>,
+    dispatch: &'py str,
+) -> PyResult<PySimResult> {
+    let data = upload_bytes(upload)?;
+    let kw = Keywords {
+        delay: delay.into_option(),
+        result,
+        deadline_passes,
+        default_deadline_passes,
+        cancel_pass,
+        core_count,
+        ticks_per_pass,
+        max_passes,
+        region_size,
+        turn_budget,
+        dispatch,
+    };
+    run(py, &data, kw)
+}
+
+/// The `delay` keyword: not given, or given (`None`, never, included; an
+/// `Option` argument would read a Python None as "not given").
+pub enum DelayArg<'py> {
+    NotGiven,
+    Given(Bound<'py, PyAny>),
+}
+
+impl<'py> DelayArg<'py> {
+    pub fn into_option(self) -> Option<Bound<'py, PyAny>> {
+        match self {
+            DelayArg::NotGiven => None,
+            DelayArg::Given(obj) => Some(obj),
+        }
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for DelayArg<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(DelayArg::Given(obj.to_owned()))
+    }
+}
+
+/// `check(data, region_size)`: None, or the `StreamError` of the check's error event.
+#[pyfunction]
+#[pyo3(signature = (data, region_size=None))]
+pub fn check(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    region_size: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let data = upload_bytes(data)?;
+    let region_size = match region_size {
+        Some(r) if !r.is_none() => param_int(r, "region_size", u64::MAX)?,
+        _ => Params::default().region_size,
+    };
+    error_object(py, engine::check(&data, region_size).err())
+}
+
+/// `check_run(upload, offset, region_size, active=(), active_reqs=())`: `(error, req)`,
+/// what the kernel answers a `KM_HANDLER_RUN` (S3, S6).
+#[pyfunction]
+#[pyo3(signature = (upload, offset, region_size, active=None, active_reqs=None))]
+pub fn check_run(
+    py: Python<'_>,
+    upload: &Bound<'_, PyAny>,
+    offset: &Bound<'_, PyAny>,
+    region_size: &Bound<'_, PyAny>,
+    active: Option<&Bound<'_, PyAny>>,
+    active_reqs: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Py<PyAny>, u32)> {
+    let data = upload_bytes(upload)?;
+    let offset = param_int(offset, "offset", u64::MAX)?;
+    let region_size = param_int(region_size, "region_size", u64::MAX)?;
+    let mut ranges = Vec::new();
+    if let Some(active) = active {
+        for range in active.try_iter()? {
+            let range = range?;
+            let pair: Vec<Bound<'_, PyAny>> = range.try_iter()?.collect::<PyResult<_>>()?;
+            let [at, len] = pair.as_slice() else {
+                return Err(bad(
+                    "active",
+                    format!("{} is not an (offset, length) pair", repr(&range)),
+                ));
+            };
+            ranges.push((
+                param_int(at, "active", u64::MAX)?,
+                param_int(len, "active", u64::MAX)?,
+            ));
+        }
+    }
+    let mut reqs = Vec::new();
+    if let Some(active_reqs) = active_reqs {
+        for req in active_reqs.try_iter()? {
+            reqs.push(param_int(&req?, "active_reqs", U32)? as u32);
+        }
+    }
+    let (error, req) = engine::check_run(&data, offset, region_size, &ranges, &reqs);
+    Ok((error_object(py, error)?, req))
+}
