@@ -1,6 +1,6 @@
 """Micro-op streams on kmst's engine.
 
-The API of the specification (streams.md "Building a stream" and "The
+The API of the specification (docs/spec.md "The builder" and "The
 simulator"): build a stream with `Stream`, encode it, check it with `check` /
 `check_run`, and run it with `simulate` (or `Stream.simulate`) on the fast
 interpreter (`dispatch="tail"`, the default; `"switch"`, `"threaded"`) or the

@@ -8,7 +8,8 @@
 
 pub use kmst::builder::{BuildError, Label, Operand, Reg, Stream as Builder};
 pub use kmst::for_each_op;
-pub use kmst::format::{Header, StreamFormatError, Upload};
+pub use kmst::check::StreamFormatError;
+pub use kmst::format::{Header, Upload};
 pub use kmst::reference::{
     Delay, Event, Params, ParamsError, Reason, ResultModel, SimResult, StreamError,
     SubmittedCommand,
@@ -42,7 +43,7 @@ impl Variant {
     }
 }
 
-/// Runs the check and then the stream (streams.md "The simulator"). Every
+/// Runs the check and then the stream (docs/spec.md "The simulator"). Every
 /// variant gives the same answer.
 pub fn simulate(upload: &[u8], params: &Params, variant: Variant) -> SimResult {
     use kmst::Dispatch;
@@ -55,7 +56,7 @@ pub fn simulate(upload: &[u8], params: &Params, variant: Variant) -> SimResult {
     kmst::simulate_with(upload, params, dispatch)
 }
 
-/// The kernel's check (streams.md "The check").
+/// The kernel's check (docs/spec.md "The check").
 pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     kmst::check::check(data, region_size)
 }

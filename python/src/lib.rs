@@ -1,5 +1,5 @@
 //! The Python package `kmst`: the specification's builder and simulator API
-//! (streams.md "Building a stream", "The simulator") on kmst's engine.
+//! (docs/spec.md "The builder", "The simulator") on kmst's engine.
 //!
 //! - [`engine`]: everything taken from the engine, in one place.
 //! - [`stream`]: `Stream`, `Register`, `Label` (the builder, S7..S10).
@@ -42,7 +42,7 @@ fn _kmst(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "StreamFormatError",
         py.get_type::<errors::exceptions::StreamFormatError>(),
     )?;
-    // Event kinds (streams.md "Events and errors").
+    // Event kinds (docs/spec.md "Events and errors").
     m.add("KM_EVENT_TIMEOUT", 1)?;
     m.add("KM_EVENT_STREAM", 4)?;
     m.add("KM_EVENT_STREAM_END", 5)?;

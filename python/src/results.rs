@@ -1,4 +1,4 @@
-//! The answer of a run as Python objects (streams.md "The simulator", S19, S22, S24).
+//! The answer of a run as Python objects (docs/spec.md "The simulator", S19, S22, S24).
 //!
 //! `SubmittedCommand`, `Event` and `StreamError` are small frozen values with
 //! equality, hashing and a `repr` in constructor form. `SimResult` keeps the
@@ -187,7 +187,7 @@ impl PyEvent {
     }
 }
 
-/// The reason and program counter of an error event (streams.md "Events and errors").
+/// The reason and program counter of an error event (docs/spec.md "Events and errors").
 #[pyclass(
     name = "StreamError",
     module = "kmst",

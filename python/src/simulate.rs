@@ -1,4 +1,4 @@
-//! `simulate`, `check` and `check_run` (streams.md "The check", "The simulator").
+//! `simulate`, `check` and `check_run` (docs/spec.md "The check", "The simulator").
 //!
 //! The keywords of `simulate` are the parameters of S23..S25 under their S24
 //! names, so `simulate(data, **answer["params"])` replays a saved answer.

@@ -1,4 +1,4 @@
-//! `Stream`: the builder API of streams.md "Building a stream" (S7..S10).
+//! `Stream`: the builder API of docs/spec.md "The builder" (S7..S10).
 //!
 //! Every call goes to the engine's builder, which refuses what the check would
 //! reject; its errors become `BuildError` naming the field and the value. The

@@ -1,4 +1,4 @@
-"""The builder (streams.md "Building a stream", S7..S9, P4): layouts worked out
+"""The builder (docs/spec.md "The builder", S7..S9, P4): layouts worked out
 by hand from the upload table, and every error naming its field and value."""
 
 import struct
@@ -195,7 +195,7 @@ def test_operand_types():
 
 
 def test_every_micro_op_method():
-    # One method per micro-op, `and_` for AND; the opcode numbers of streams.md.
+    # One method per micro-op, `and_` for AND; the opcode numbers of docs/spec.md.
     s = stream()
     a, b, c = s.registers(3)
     top = s.label()

@@ -1,10 +1,10 @@
-"""The specification's example (streams.md "Building a stream"), verbatim."""
+"""The specification's example (docs/spec.md "The builder"), verbatim."""
 
 from kmst import KM_EVENT_STREAM_END, Stream, simulate
 
 
 def build():
-    # --- streams.md, word for word ---
+    # --- docs/spec.md, word for word ---
     HANDLER_MAP = 3
     stream = Stream(deadline_microseconds=200_000, max_steps=100_000, seed=1, req=1)
     job, count = stream.registers(2)

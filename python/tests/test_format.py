@@ -1,4 +1,4 @@
-"""encode/decode (S10), the check and check_run (streams.md "The check", S3, S6)."""
+"""encode/decode (S10), the check and check_run (docs/spec.md "The check", S3, S6)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Completion models, callables and parameters (streams.md "The simulator",
+"""Completion models, callables and parameters (docs/spec.md "The simulator",
 S12..S16, S23..S25). Every expected value is worked out from the rulings."""
 
 import pytest
