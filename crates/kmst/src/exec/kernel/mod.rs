@@ -1,5 +1,6 @@
-//! The fast kernel's state: completion slots, the job queue, the group
-//! allocator, the sequence counter and the answer being built.
+//! The fast kernel's state: completion slots, the job queue ([`queue`]), the
+//! group allocator ([`groups`]), the streams ([`stream`]), the sequence
+//! counter and the answer being built.
 //!
 //! - Slots are a u16 bit mask; the lowest free slot is `trailing_zeros(!busy)`.
 //! - Each busy slot keeps its acknowledgement pass and deadline pass;
@@ -11,85 +12,26 @@
 //!   indices (insertion order), so a job leaving from the middle moves bytes,
 //!   not jobs. Nothing here allocates after set-up.
 
+mod groups;
+mod queue;
+mod stream;
+
+pub(crate) use queue::QUEUE_CAP;
+pub(crate) use stream::{Life, StreamMeta, Waiting};
+
+use self::groups::{Groups, overlaps};
+use self::queue::{ENTRY_EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_count, entry_slab};
 use super::handler::Exit;
 use super::observer::Observer;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
 use crate::reference::{Event, Params, Reason, SubmittedCommand};
 
-/// The most jobs waiting in the queue.
-pub(crate) const QUEUE_CAP: usize = 64;
-/// How many queued jobs the queue's turn looks at (S20).
-const WINDOW: usize = 16;
-/// A job overtaken this often blocks those behind it (S20).
-const STARVATION: u32 = 1024;
 /// The owner of host-queued jobs and host commands.
 #[allow(dead_code)]
 pub(crate) const HOST: u8 = 0xFF;
 /// The most streams that run at once.
 pub(crate) const MAX_STREAMS: usize = 4;
-
-/// How a stream stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Life {
-    Active,
-    Ended,
-    Failed,
-}
-
-/// Everything of a stream except its registers (which the handlers hold).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct StreamMeta {
-    pub pc: u32,
-    pub steps: u32,
-    pub max_steps: u32,
-    /// Commands in flight plus jobs in the queue (S18).
-    pub pending: u32,
-    /// Commands in flight only.
-    pub in_flight: u32,
-    pub latest_result: u32,
-    pub req: u32,
-    /// The deadline of its commands, in passes (S13).
-    pub deadline: u64,
-    pub life: Life,
-    /// Its index among the streams (the owner of its slots and jobs).
-    pub index: u8,
-    /// An exclusive SUBMIT that waited: the first job id it does not wait for (S18).
-    pub exclusive_mark: Option<u64>,
-    /// What the micro-op at `pc` waited for at the end of the last turn.
-    pub waiting: Waiting,
-}
-
-/// What a stream's waiting micro-op waits for. Its registers, pc and steps
-/// do not change while it waits, so the retry has the same outcome for as
-/// long as this condition holds; the turn tests it without dispatching.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Waiting {
-    /// Not waiting (or a wait that is always retried in full).
-    No,
-    /// SUBMIT: all 16 slots busy.
-    Slots,
-    /// ENQUEUE: the queue is full.
-    QueueFull,
-    /// WAIT imm: more than imm pending.
-    Pending(u32),
-    /// HALT: anything pending.
-    Halt,
-}
-
-impl Waiting {
-    /// Whether the wait still holds: then the retry would wait again.
-    #[inline]
-    pub fn holds(self, k: &Kernel, s: &StreamMeta) -> bool {
-        match self {
-            Waiting::No => false,
-            Waiting::Slots => k.busy == u16::MAX,
-            Waiting::QueueFull => k.queue.len == QUEUE_CAP,
-            Waiting::Pending(imm) => s.pending > imm,
-            Waiting::Halt => s.pending != 0,
-        }
-    }
-}
 
 /// One busy completion slot.
 #[derive(Clone, Copy, Debug, Default)]
@@ -107,160 +49,11 @@ pub(crate) struct Slot {
     pub seq: u64,
 }
 
-/// One waiting job (its arguments patched at ENQUEUE).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Job {
-    pub id: u64,
-    pub handler: u8,
-    pub flags: u8,
-    pub count: u32,
-    pub args: [u32; 10],
-    pub pc: u32,
-    pub owner: u8,
-}
-
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Refusal {
     Wait(Exit),
     Error(Reason),
-}
-
-/// The job queue: a slab of jobs and the insertion order.
-///
-/// The order array holds one packed word per waiting job, so the queue's
-/// turn reads the window from contiguous memory: the slab index (bits 0..6),
-/// the exclusive flag (bit 7) and the core count (bits 8..40).
-pub(crate) struct Queue {
-    /// The slab, on the heap and grown on demand: entry `k` exists once `k`
-    /// jobs have waited at the same time. A run that enqueues nothing
-    /// allocates nothing for it, and the kernel stays cheap to move.
-    jobs: Vec<Job>,
-    /// How often each slab entry's job has been overtaken (S20).
-    overtaken: [u32; QUEUE_CAP],
-    /// A ring: waiting job k (in queue order) is at `(head + k) % 64`.
-    order: [u64; QUEUE_CAP],
-    head: usize,
-    len: usize,
-    /// Free slab entries as bits.
-    free: u64,
-    /// Waiting jobs overtaken STARVATION times or more.
-    starving: u32,
-}
-
-const ENTRY_EXCLUSIVE: u64 = 1 << 7;
-
-#[inline]
-fn entry_slab(entry: u64) -> usize {
-    (entry & 0x3F) as usize
-}
-
-#[inline]
-fn entry_count(entry: u64) -> u32 {
-    (entry >> 8) as u32
-}
-
-impl Queue {
-    fn new() -> Queue {
-        Queue {
-            jobs: Vec::new(),
-            overtaken: [0; QUEUE_CAP],
-            order: [0; QUEUE_CAP],
-            head: 0,
-            len: 0,
-            free: u64::MAX,
-            starving: 0,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Room for every entry of the slab, so that no ENQUEUE allocates.
-    pub fn reserve_all(&mut self) {
-        self.jobs.reserve(QUEUE_CAP - self.jobs.len());
-    }
-
-    fn push(&mut self, job: Job) {
-        debug_assert!(self.len < QUEUE_CAP);
-        let at = self.free.trailing_zeros() as usize;
-        self.free &= !(1 << at);
-        let exclusive = if job.flags & flags::EXCLUSIVE != 0 {
-            ENTRY_EXCLUSIVE
-        } else {
-            0
-        };
-        // The lowest free entry is at most one past the slab's end.
-        if at == self.jobs.len() {
-            self.jobs.push(job);
-        } else {
-            self.jobs[at] = job;
-        }
-        self.overtaken[at] = 0;
-        self.order[(self.head + self.len) % QUEUE_CAP] =
-            at as u64 | exclusive | u64::from(job.count) << 8;
-        self.len += 1;
-    }
-
-    /// The packed entry of the waiting job at `pos` (in queue order).
-    #[inline]
-    fn entry(&self, pos: usize) -> u64 {
-        self.order[(self.head + pos) % QUEUE_CAP]
-    }
-
-    fn job(&self, pos: usize) -> &Job {
-        &self.jobs[entry_slab(self.entry(pos))]
-    }
-
-    fn remove(&mut self, pos: usize) {
-        let at = entry_slab(self.entry(pos));
-        self.free |= 1 << at;
-        if self.overtaken[at] >= STARVATION {
-            self.starving -= 1;
-        }
-        // The jobs ahead (at most 15: the queue's turn looks at 16) move
-        // one place back and the head follows.
-        for k in (0..pos).rev() {
-            self.order[(self.head + k + 1) % QUEUE_CAP] = self.order[(self.head + k) % QUEUE_CAP];
-        }
-        self.head = (self.head + 1) % QUEUE_CAP;
-        self.len -= 1;
-    }
-
-    /// One more overtake for each of the first `n` waiting jobs.
-    fn overtake(&mut self, n: usize) {
-        for k in 0..n {
-            let entry = self.entry(k);
-            let o = &mut self.overtaken[entry_slab(entry)];
-            *o = o.saturating_add(1);
-            if *o == STARVATION {
-                self.starving += 1;
-            }
-        }
-    }
-
-    /// Drops every job of `owner`; returns how many.
-    fn drop_owner(&mut self, owner: u8) -> u32 {
-        let mut kept = 0;
-        let mut dropped = 0;
-        for pos in 0..self.len {
-            let entry = self.entry(pos);
-            let at = entry_slab(entry);
-            if self.jobs[at].owner == owner {
-                self.free |= 1 << at;
-                if self.overtaken[at] >= STARVATION {
-                    self.starving -= 1;
-                }
-                dropped += 1;
-            } else {
-                self.order[(self.head + kept) % QUEUE_CAP] = entry;
-                kept += 1;
-            }
-        }
-        self.len = kept;
-        dropped
-    }
 }
 
 /// The kernel state shared by every submitter.
@@ -287,13 +80,6 @@ pub(crate) struct Kernel {
     groups: Groups,
     pub commands: Vec<SubmittedCommand>,
     pub events: Vec<Event>,
-}
-
-/// Whether `[f, f + c)` and `[g, g + d)` share a core.
-#[inline]
-fn overlaps(f: u32, c: u32, g: u32, d: u32) -> bool {
-    let (f, c, g, d) = (u64::from(f), u64::from(c), u64::from(g), u64::from(d));
-    f < g + d && g < f + c
 }
 
 impl Kernel {
@@ -603,54 +389,6 @@ impl Kernel {
             busy &= busy - 1;
         }
         self.next_change = next;
-    }
-}
-
-/// The busy slots' groups sorted by first core, for the allocator.
-struct Groups {
-    /// `(first, end)`, ascending by first (u64: no sum wraps, whatever the grid).
-    list: [(u64, u64); SLOTS],
-    len: usize,
-}
-
-impl Groups {
-    /// Refills the list with the groups of the `busy` slots.
-    fn rebuild(&mut self, busy: u16, slots: &[Slot; SLOTS]) {
-        self.len = 0;
-        let mut busy = busy;
-        while busy != 0 {
-            let s = &slots[busy.trailing_zeros() as usize];
-            self.insert(s.first, s.count);
-            busy &= busy - 1;
-        }
-    }
-
-    /// Adds the group `[first, first + count)`, keeping the order.
-    fn insert(&mut self, first: u32, count: u32) {
-        let (first, end) = (u64::from(first), u64::from(first) + u64::from(count));
-        let mut at = self.len;
-        while at > 0 && self.list[at - 1].0 > first {
-            self.list[at] = self.list[at - 1];
-            at -= 1;
-        }
-        self.list[at] = (first, end);
-        self.len += 1;
-    }
-
-    /// The lowest `first` in `0 ..= core_count - count` whose range overlaps
-    /// no busy group (docs/spec.md "The kernel", S20): walking the groups by
-    /// first core, the candidate is 0 or the furthest end seen so far.
-    fn lowest_fit(&self, count: u32, core_count: u32) -> Option<u32> {
-        let count = u64::from(count);
-        let mut candidate = 0u64;
-        for &(first, end) in &self.list[..self.len] {
-            if candidate + count <= first {
-                break;
-            }
-            candidate = candidate.max(end);
-        }
-        // candidate + count <= core_count keeps the candidate within u32.
-        (candidate + count <= u64::from(core_count)).then_some(candidate as u32)
     }
 }
 
