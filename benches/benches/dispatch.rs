@@ -2,6 +2,7 @@
 //! every bundled workload, throughput in micro-ops (counted in a separate,
 //! untimed run). `cargo bench -p kmst-benches --bench dispatch`; HTML reports
 //! in `target/criterion/`.
+#![forbid(unsafe_code)]
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -7,6 +7,7 @@
 //!
 //! The workload is assembled in the setup, which callgrind does not count; the
 //! measured function is the whole `simulate` (check, pre-decode, run).
+#![forbid(unsafe_code)]
 
 use std::hint::black_box;
 

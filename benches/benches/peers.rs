@@ -5,6 +5,8 @@
 //! timed (see `peers/mod.rs`). `cargo bench -p kmst-benches --bench peers`;
 //! the side-by-side table with ratios: `cargo run --release -p kmst-benches
 //! --example peers`.
+// Unsafe code only in the `asm!` barrier of peers/mod.rs.
+#![deny(unsafe_code)]
 
 use std::hint::black_box;
 use std::time::Duration;

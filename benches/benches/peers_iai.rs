@@ -6,6 +6,8 @@
 //! checked first run) is not counted. Needs valgrind and
 //! iai-callgrind-runner 0.16.1 (`scripts/install-iai-runner.sh`):
 //! `cargo bench -p kmst-benches --bench peers_iai`.
+// Unsafe code only in the `asm!` barrier of peers/mod.rs.
+#![deny(unsafe_code)]
 
 use std::hint::black_box;
 

@@ -15,6 +15,8 @@
 //! `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_run*'
 //! target/release/examples/peers --once alu wasmi`, then divide the
 //! instructions by the micro-ops printed.
+// Unsafe code only in the `asm!` barrier of peers/mod.rs.
+#![deny(unsafe_code)]
 
 use std::hint::black_box;
 use std::process::ExitCode;

@@ -2,6 +2,7 @@
 //! `cargo build --release -p kmst-benches --example run_workload`, then
 //! `valgrind --tool=callgrind --dump-instr=yes target/release/examples/run_workload alu tail`
 //! or `perf stat target/release/examples/run_workload alu tail 100`.
+#![forbid(unsafe_code)]
 
 use std::hint::black_box;
 use std::process::ExitCode;

@@ -17,7 +17,7 @@
         (block $zero
           (block $one
             (block $three
-                ;; rand r1: xorshift32 on r15 (streams.md RAND), r1 = the new r15
+                ;; rand r1: xorshift32 on r15 (docs/spec.md RAND), r1 = the new r15
                 (local.set $r15 (i32.xor (local.get $r15) (i32.shl (local.get $r15) (i32.const 13))))
                 (local.set $r15 (i32.xor (local.get $r15) (i32.shr_u (local.get $r15) (i32.const 17))))
                 (local.set $r15 (i32.xor (local.get $r15) (i32.shl (local.get $r15) (i32.const 5))))

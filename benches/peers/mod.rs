@@ -206,7 +206,7 @@ macro_rules! barrier {
             // register (an operand left unnamed is an error; its width does
             // not matter in a comment): it reads and writes no memory, no
             // stack and no flags, and leaves the register as it was.
-            #[allow(asm_sub_register)]
+            #[allow(asm_sub_register, unsafe_code)]
             unsafe {
                 asm!("/* {0} */", inout(reg) $r, options(nomem, nostack, preserves_flags))
             }
@@ -214,7 +214,7 @@ macro_rules! barrier {
     };
 }
 
-/// RAND (streams.md): xorshift32 of r15; r15 and the result are the new value.
+/// RAND (docs/spec.md): xorshift32 of r15; r15 and the result are the new value.
 fn rand(r: &mut Regs) -> u32 {
     let mut x = r[15];
     x ^= x << 13;

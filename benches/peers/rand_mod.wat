@@ -11,7 +11,7 @@
     (local.set $r2 (i32.const 1000))        ;; set r2, 1000
     (local.set $r9 (i32.const 166666))      ;; set r9, 166666
     (loop $top
-      ;; rand r1: xorshift32 on r15 (streams.md RAND), r1 = the new r15
+      ;; rand r1: xorshift32 on r15 (docs/spec.md RAND), r1 = the new r15
       (local.set $r15 (i32.xor (local.get $r15) (i32.shl (local.get $r15) (i32.const 13))))
       (local.set $r15 (i32.xor (local.get $r15) (i32.shr_u (local.get $r15) (i32.const 17))))
       (local.set $r15 (i32.xor (local.get $r15) (i32.shl (local.get $r15) (i32.const 5))))

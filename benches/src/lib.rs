@@ -5,6 +5,7 @@
 //! [`Kmst`] and [`micro_ops`] are all that the peer benchmarks (`peers/`:
 //! wasmi and native Rust on the same loops) use of kmst, so that they follow
 //! kmst's API in one place.
+#![forbid(unsafe_code)]
 
 use kmst::exec::{Dispatch, simulate};
 use kmst_harness::compare::{self, Workload};

@@ -16,11 +16,16 @@
 #![feature(explicit_tail_calls)]
 #![cfg_attr(kmst_preserve_none, feature(rust_preserve_none_cc))]
 #![allow(incomplete_features)]
+// Unsafe code lives in the interpreter (`exec`) alone, every block with its
+// `// SAFETY:` comment and every `unsafe fn` with a `# Safety` section.
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 #[cfg(feature = "asm")]
 pub mod asm;
 pub mod builder;
 pub mod check;
+#[allow(unsafe_code)]
 pub mod exec;
 pub mod format;
 pub mod ops;

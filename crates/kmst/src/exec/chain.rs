@@ -20,6 +20,9 @@ pub(crate) trait NextHandler {
 
 handler_fn! {
     /// The handler of micro-op body `B`.
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs).
     fn handler<B: OpBody, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
         // SAFETY: the handler contract (handler.rs); every `next` a body
         // returns satisfies it again (OpBody's contract), with one unit of
@@ -42,6 +45,10 @@ handler_fn! {
 
 handler_fn! {
     /// The handler of the superinstruction `A` then `B`.
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs), and `ip` is a fused `A` followed
+    /// by a `B`.
     fn fused<A: OpBody, B: OpBody, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
         // SAFETY: as `handler`; the decoder gave this index only to an `A`
         // followed by a `B` (run_pair's contract).

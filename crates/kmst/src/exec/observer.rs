@@ -4,6 +4,8 @@
 //! runs use [`NoObserver`], whose empty hooks and `ENABLED = false` are
 //! monomorphised away, so observing costs nothing unless someone observes.
 
+#![forbid(unsafe_code)]
+
 use crate::reference::StreamError;
 
 /// Why a stream's turn ended (S17, S18).

@@ -99,6 +99,9 @@ pub(crate) unsafe fn set(regs: *mut u32, r: u8, v: u32) {
 }
 
 /// Records the exit point (cold, shared by every variant).
+///
+/// # Safety
+/// `ctx` is the turn's live `Ctx<O>` (the handler contract, handler.rs).
 #[cold]
 #[inline(never)]
 pub(crate) unsafe fn exit_at<O: Observer>(
@@ -115,12 +118,17 @@ pub(crate) unsafe fn exit_at<O: Observer>(
 }
 
 /// Counts the completed micro-op at `ip` when the observer wants per-pc counts.
+///
+/// # Safety
+/// As [`exit_at`], and `ip` in the turn's program.
 #[inline(always)]
 pub(crate) unsafe fn observe<O: Observer>(ctx: *mut (), ip: *const Inst) {
     if O::ENABLED {
         // SAFETY: as `exit_at`; the observer is not otherwise borrowed here.
         let c = unsafe { &mut *(ctx as *mut Ctx<O>) };
         let pc = c.pc(ip);
+        // SAFETY: `obs` is the turn's live observer, borrowed by nothing else
+        // while a handler runs.
         unsafe { (*c.obs).on_op(pc) };
     }
 }

@@ -12,6 +12,8 @@
 //!   indices (insertion order), so a job leaving from the middle moves bytes,
 //!   not jobs. Nothing here allocates after set-up.
 
+#![forbid(unsafe_code)]
+
 mod groups;
 mod queue;
 mod stream;
