@@ -11,14 +11,14 @@
 //! file. Plain runs use `NoObserver` and pay nothing for any of this (see
 //! docs/profiling.md).
 
-pub mod observer;
+pub mod collect;
 pub mod render;
 pub mod report;
 pub mod trace;
 
 use std::fmt;
 
-pub use observer::{IdleRange, PassSample, ProfileObserver, SlotSpan, TURN_END_NAMES, TurnRecord};
+pub use collect::{IdleRange, PassSample, ProfileObserver, SlotSpan, TURN_END_NAMES, TurnRecord};
 pub use report::{EndRow, OpsRow, PcLine, Profile, QueueDepth, SlotOccupancy, SweepRow, Turns};
 
 use kmst::exec::{Dispatch, simulate_observed};

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::observer::{ProfileObserver, TURN_END_NAMES, turn_end_index};
+use super::collect::{ProfileObserver, TURN_END_NAMES, turn_end_index};
 use kmst::exec::Dispatch;
 use kmst::format::{NO_REGISTER, SLOTS, Upload};
 use kmst::ops::Opcode;
