@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kmst::exec::{Dispatch, Machine, NoObserver};
-use kmst::reference::{Params, Status};
+use kmst::reference::{HostCommand, Params, Scenario, Status};
 use kmst_harness::fuzzing::job_example;
 
 struct Counting;
@@ -74,6 +74,69 @@ fn the_pass_loop_does_not_allocate() {
         assert_eq!(
             counted, 0,
             "{dispatch}: {counted} allocations in the pass loop"
+        );
+    }
+    // A kernel scenario: the example with req 1 at 0 and with req 2 at 1024
+    // (two streams at once), a host enqueue and a host submit in pass 3, a
+    // RUN of the first again in pass 5 (rejected: its range is active), and
+    // a DEADLINE. S28: each stream runs the example, 1,000 commands each;
+    // the host's two commands make 2,002; events: two STREAM_ENDs and the
+    // rejected RUN's STREAM_ERROR.
+    let mut second = job_example();
+    second.header.req = 2;
+    let second = second.encode();
+    let mut scenario = Scenario::new(params.clone()).unwrap();
+    scenario.place(0, data.clone()).unwrap();
+    scenario.place(1024, second.clone()).unwrap();
+    let run = |offset: u32, length: usize| HostCommand::Run {
+        offset,
+        length: length as u32,
+    };
+    scenario.push(0, run(0, data.len())).unwrap();
+    scenario.push(0, run(1024, second.len())).unwrap();
+    scenario
+        .push(
+            3,
+            HostCommand::Enqueue {
+                handler: 9,
+                count: 2,
+                args: [0; 10],
+                exclusive: false,
+                result: false,
+            },
+        )
+        .unwrap();
+    scenario
+        .push(
+            3,
+            HostCommand::Submit {
+                handler: 9,
+                first: 0,
+                count: 1,
+                args: [0; 10],
+                exclusive: false,
+                result: true,
+            },
+        )
+        .unwrap();
+    scenario.push(5, run(0, data.len())).unwrap();
+    scenario.push(6, HostCommand::Deadline { us: 500 }).unwrap();
+    for &dispatch in Dispatch::ALL {
+        let mut m = Machine::new_scenario(&scenario);
+        m.reserve(2002, 3);
+        ALLOCATIONS.store(0, Ordering::SeqCst);
+        COUNTING.with(|c| c.set(true));
+        m.run(dispatch, &mut NoObserver);
+        COUNTING.with(|c| c.set(false));
+        let counted = ALLOCATIONS.load(Ordering::SeqCst);
+        let r = m.into_scenario_result();
+        assert_eq!(r.streams.len(), 2);
+        assert!(r.streams.iter().all(|s| s.status == Status::Ended));
+        assert_eq!(r.commands.len(), 2002);
+        assert_eq!(r.events.len(), 3);
+        assert_eq!(
+            counted, 0,
+            "{dispatch}: {counted} allocations in a scenario's pass loop"
         );
     }
     // The counter does count: a run without the reserve grows the vectors.

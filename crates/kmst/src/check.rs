@@ -177,20 +177,45 @@ pub fn check_run(
     active_reqs: &[u32],
 ) -> (Option<StreamError>, u32) {
     let req = crate::format::run_req(data, offset, region_size);
-    let length = data.len() as u64;
-    // S6 order: alignment, range, overlap, active req, then the check.
-    let rejected = !offset.is_multiple_of(64)
-        || offset > region_size
-        || length > region_size - offset
-        || active
-            .iter()
-            .any(|&(at, len)| overlaps(offset, length, at, len))
-        || (data.len() >= HEADER_LEN && active_reqs.contains(&check_req(data)));
-    if rejected {
+    let header_req = (data.len() >= HEADER_LEN).then(|| check_req(data));
+    let place = RunPlace {
+        offset,
+        length: data.len() as u64,
+        header_req,
+    };
+    if place.rejected(region_size, active, active_reqs) {
         return (Some(BAD_HEADER), req);
     }
     (check(data, region_size).err(), req)
 }
+
+/// Where a `KM_HANDLER_RUN` puts its upload: what S6's tests before the
+/// check read. The kernel's scenario machine asks these per RUN, with the
+/// check itself run once at set-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunPlace {
+    pub offset: u64,
+    pub length: u64,
+    /// The header's req when the upload is at least 64 bytes long.
+    pub header_req: Option<u32>,
+}
+
+impl RunPlace {
+    /// S6's tests before the check, in order: alignment, range, overlap with
+    /// an active range, an active req. True when one fails (reason 1, pc 0).
+    pub fn rejected(&self, region_size: u64, active: &[(u64, u64)], active_reqs: &[u32]) -> bool {
+        !self.offset.is_multiple_of(64)
+            || self.offset > region_size
+            || self.length > region_size - self.offset
+            || active
+                .iter()
+                .any(|&(at, len)| overlaps(self.offset, self.length, at, len))
+            || self.header_req.is_some_and(|r| active_reqs.contains(&r))
+    }
+}
+
+/// The error of every test of `check_run` before the check (reason 1, pc 0).
+pub const RUN_REJECTED: StreamError = BAD_HEADER;
 
 /// An upload the check has accepted, read in place without copying.
 ///

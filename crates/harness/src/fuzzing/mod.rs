@@ -469,6 +469,7 @@ pub fn case_from_seed(seed: u64) -> Case {
 
 pub mod input;
 pub mod report;
+pub mod scenario;
 pub mod script;
 pub mod seeds;
 pub mod targets;

@@ -1,134 +1,193 @@
-//! The pass loop of the fast kernel (docs/spec.md "The kernel", S11..S22),
-//! the stream turn around the dispatch loops, and the idle skip.
+//! The pass loop of the fast kernel (docs/spec.md "The kernel", S11..S22 for
+//! one stream, S26..S35 for the whole kernel), the stream turn around the
+//! dispatch loops, and the idle skip.
 //!
-//! [`Machine::new`] does every allocation (decoding, the result vectors'
-//! reserve); [`Machine::run`] allocates nothing of its own, pass after pass,
-//! except when the result vectors outgrow what was reserved.
+//! A [`Machine`] runs either one stream ([`Machine::new`], the simulator of
+//! docs/spec.md) or a kernel scenario ([`Machine::new_scenario`]: up to four
+//! streams started by RUN commands beside the host's other commands, S26).
+//! Both do every allocation in set-up (decoding every upload a RUN names,
+//! room for every stream a RUN can start, the result vectors' reserve);
+//! [`Machine::run`] allocates nothing of its own, pass after pass, except
+//! when the result vectors outgrow what was reserved.
 //!
 //! **Idle passes cost nothing.** When in some pass no stream ran a micro-op
-//! (each active stream's turn stopped at once at a micro-op that waits) and
-//! the queue placed no job, the turns left the kernel state exactly as they
-//! found it. The waits (SUBMIT on slots or exclusivity, ENQUEUE on a full
-//! queue, WAIT and HALT on pending work) and the queue's placements depend
-//! only on that state (slots, groups, queue contents, pending counts), never
-//! on the pass number, and the turn order within a pass cannot matter when no
-//! turn changes anything. So every later pass repeats the same non-event
-//! until the sweep, the deadline phase or the host phase changes the state:
-//! the next acknowledgement or deadline of a busy slot (`next_change`), the
-//! cancel pass, or `max_passes`. The loop jumps straight to the first of
-//! them; pass indexes, TIME (computed from the pass) and the rotation
-//! (`p % (n + 1)`, computed from the pass) are those of the pass-by-pass model.
-//! See docs/dispatch.md.
+//! (each active stream's turn stopped at once at a micro-op that waits), the
+//! host phase took and rejected nothing and the queue placed no job, the
+//! pass left the kernel state exactly as it found it. The waits (SUBMIT on
+//! slots or exclusivity, ENQUEUE on a full queue, WAIT and HALT on pending
+//! work, a host submit on slots or exclusivity) and the queue's placements
+//! depend only on that state, never on the pass number, and the turn order
+//! within a pass cannot matter when no turn changes anything. So every later
+//! pass repeats the same non-event until the sweep, the deadline phase or the
+//! host phase changes the state: the next acknowledgement or deadline of a
+//! busy slot (`next_change`), the next host command due (or the cancel pass),
+//! or `max_passes`. The loop jumps straight to the first of them; pass
+//! indexes, TIME (computed from the pass) and the rotation (`p % (n + 1)`,
+//! computed from the pass) are those of the pass-by-pass model. See
+//! docs/dispatch.md.
 
 use super::Dispatch;
 use super::bodies::Ctx;
 use super::handler::Exit;
+use super::host::Host;
 use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta, Waiting};
 use super::observer::{NoObserver, Observer, TurnEnd};
 use super::program::Program;
 use crate::check::CheckedUpload;
 use crate::reference::result::kind;
-use crate::reference::{Params, Reason, SimResult, Status, StreamError};
+use crate::reference::{
+    Params, Reason, Scenario, ScenarioCommand, ScenarioResult, SimResult, Status, StreamError,
+    StreamOutcome,
+};
+
+/// How a stream ended, and where it came from, for the answer.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StreamEnd {
+    pub offset: u32,
+    pub length: u32,
+    /// The pass its RUN was taken in.
+    pub pass: u64,
+    pub error: Option<StreamError>,
+    pub halt: Option<u32>,
+}
 
 /// A run of the fast kernel, set up and ready (or finished).
 pub struct Machine {
     params: Params,
+    /// One stream: the check's error when it rejected the upload (P1).
     check: Option<StreamError>,
-    program: Option<Program>,
-    kernel: Kernel,
-    streams: [StreamMeta; MAX_STREAMS],
-    regs: [[u32; 16]; MAX_STREAMS],
-    n_streams: usize,
-    halt: Option<u32>,
-    error: Option<StreamError>,
+    /// One stream: the pass of the host's cancel (S15).
+    cancel_pass: Option<u64>,
+    /// The decoded programs: the one stream's, or one per RUN the check accepts.
+    pub(super) programs: Vec<Program>,
+    pub(super) kernel: Kernel,
+    /// Every stream started so far, in start order (its index is its owner id).
+    pub(super) streams: Vec<StreamMeta>,
+    pub(super) regs: Vec<[u32; 16]>,
+    pub(super) ends: Vec<StreamEnd>,
+    /// The active streams, in start order.
+    pub(super) active: [u16; MAX_STREAMS],
+    pub(super) n_active: usize,
+    /// The host commands of a scenario (none for one stream).
+    pub(super) host: Host,
     /// True once the passes have run (a second `run` does nothing).
     ran: bool,
-}
-
-fn blank_stream(index: u8) -> StreamMeta {
-    StreamMeta {
-        pc: 0,
-        steps: 0,
-        max_steps: 0,
-        pending: 0,
-        in_flight: 0,
-        latest_result: 0,
-        req: 0,
-        deadline: 1,
-        life: Life::Ended,
-        index,
-        exclusive_mark: None,
-        waiting: Waiting::No,
-    }
+    /// Whether there is anything to run (a rejected one-stream upload has not).
+    runnable: bool,
 }
 
 impl Machine {
+    fn blank(params: &Params, programs: Vec<Program>, host: Host, streams: usize) -> Machine {
+        Machine {
+            params: params.clone(),
+            check: None,
+            cancel_pass: None,
+            programs,
+            kernel: Kernel::new(params),
+            streams: Vec::with_capacity(streams),
+            regs: Vec::with_capacity(streams),
+            ends: Vec::with_capacity(streams),
+            active: [0; MAX_STREAMS],
+            n_active: 0,
+            host,
+            ran: false,
+            runnable: true,
+        }
+    }
+
     /// Checks and pre-decodes `upload` and sets up the kernel (S11: the RUN
     /// is taken in pass 0). A rejected upload gives a machine whose result
     /// is the check's error (P1).
     pub fn new(upload: &[u8], params: &Params) -> Machine {
-        let mut m = Machine {
-            params: params.clone(),
-            check: None,
-            program: None,
-            kernel: Kernel::new(params),
-            streams: [0, 1, 2, 3].map(blank_stream),
-            regs: [[0; 16]; MAX_STREAMS],
-            n_streams: 0,
-            halt: None,
-            error: None,
-            ran: false,
-        };
         let decoded = CheckedUpload::new(upload, params.region_size).map(|checked| {
             Program::decode(&checked, &|i| {
                 super::tail::Tail::<NoObserver>::TABLE[i as usize]
             })
         });
+        let mut m = Machine::blank(params, Vec::with_capacity(1), Host::none(), 1);
+        m.cancel_pass = params.cancel_pass;
         match decoded {
             Err(e) => {
                 // P1: one error event at pass 0 with the req of S3.
                 let req = crate::format::check_req(upload);
                 m.check = Some(e);
+                m.runnable = false;
                 // The RUN is taken in pass 0 (S11): with no pass at all
                 // (max_passes 0, out of range) there is no event.
                 if params.max_passes > 0 {
-                    m.error = Some(e);
                     let aux = u32::from(e.reason.number()) | e.pc << 8;
                     m.kernel.post(kind::STREAM_ERROR, req, aux);
                 }
             }
             Ok(program) => {
-                let h = program.head;
-                // S13: the deadline of every command of this stream.
-                let deadline = params.deadline_passes.unwrap_or(if h.deadline_us != 0 {
-                    u64::from(h.deadline_us)
-                } else {
-                    params.default_deadline_passes
-                });
-                m.streams[0] = StreamMeta {
-                    max_steps: h.max_steps,
-                    req: h.req,
-                    deadline,
-                    life: Life::Active,
-                    ..blank_stream(0)
-                };
-                m.regs[0][15] = h.seed; // S11
+                m.programs.push(program);
+                m.start(0, 0, upload.len() as u32, 0);
                 // Some room for the answer up front, so that short runs do
                 // not grow the vectors in the pass loop (more would cost
                 // every tiny run a large allocation; `reserve` gives more).
                 m.kernel.commands.reserve(32);
                 m.kernel.events.reserve(4);
-                m.n_streams = 1;
-                m.program = Some(program);
             }
         }
         m
+    }
+
+    /// Sets up a kernel scenario (S26): every upload a RUN names is checked
+    /// and decoded now, so that the passes allocate nothing.
+    pub fn new_scenario(scenario: &Scenario) -> Machine {
+        let mut programs = Vec::new();
+        let host = Host::new(scenario, &mut programs);
+        let runs = host.run_count();
+        let mut m = Machine::blank(scenario.params(), programs, host, runs);
+        m.kernel.record_owners = true;
+        m.kernel.commands.reserve(32);
+        m.kernel.owners.reserve(32);
+        m.kernel.events.reserve(4 + runs);
+        m
+    }
+
+    /// Starts a stream running program `program` (S11, S28): registers 0 but
+    /// r15 = seed, its own steps, latest result and pending count.
+    pub(super) fn start(&mut self, program: u16, offset: u32, length: u32, pass: u64) -> usize {
+        let h = self.programs[usize::from(program)].head;
+        let index = self.streams.len();
+        self.streams.push(StreamMeta {
+            pc: 0,
+            steps: 0,
+            max_steps: h.max_steps,
+            pending: 0,
+            in_flight: 0,
+            latest_result: 0,
+            req: h.req,
+            // S13, S31: the header's deadline when it is not 0.
+            deadline: (h.deadline_us != 0).then_some(u64::from(h.deadline_us)),
+            life: Life::Active,
+            index: index as u16,
+            program,
+            exclusive_mark: None,
+            waiting: Waiting::No,
+        });
+        let mut regs = [0u32; 16];
+        regs[15] = h.seed;
+        self.regs.push(regs);
+        self.ends.push(StreamEnd {
+            offset,
+            length,
+            pass,
+            ..StreamEnd::default()
+        });
+        self.active[self.n_active] = index as u16;
+        self.n_active += 1;
+        index
     }
 
     /// Reserves room in the result vectors and the whole job queue (so a
     /// run of known size allocates nothing).
     pub fn reserve(&mut self, commands: usize, events: usize) {
         self.kernel.commands.reserve(commands);
+        if self.kernel.record_owners {
+            self.kernel.owners.reserve(commands);
+        }
         self.kernel.events.reserve(events);
         self.kernel.queue.reserve_all();
     }
@@ -137,28 +196,30 @@ impl Machine {
     /// A machine runs once; calling `run` again does nothing.
     pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
         #[cfg(feature = "threaded")]
-        if dispatch == Dispatch::Threaded
-            && let Some(p) = &mut self.program
-        {
-            for inst in &mut p.insts {
-                // SAFETY: `op` was written by Program::decode from an OpIndex.
-                let index = unsafe { super::handler::OpIndex::from_byte(inst.op) };
-                inst.handler = super::threaded::Threaded::<O>::of(index);
+        if dispatch == Dispatch::Threaded {
+            for p in &mut self.programs {
+                for inst in &mut p.insts {
+                    // SAFETY: `op` was written by Program::decode from an OpIndex.
+                    let index = unsafe { super::handler::OpIndex::from_byte(inst.op) };
+                    inst.handler = super::threaded::Threaded::<O>::of(index);
+                }
             }
         }
-        if self.program.is_some() && !self.ran {
+        if self.runnable && !self.ran {
             self.ran = true;
             self.passes(dispatch, obs);
         }
     }
 
-    /// The answer of the run (S24).
+    /// The answer of a one-stream run (S24).
     pub fn into_result(self) -> SimResult {
-        let status = match (self.check, self.error, self.streams[0].life) {
-            (Some(_), None, _) => Status::Stuck, // no pass ran (max_passes 0)
-            (Some(_), Some(_), _) | (None, _, Life::Failed) => Status::Error,
-            (None, _, Life::Ended) => Status::Ended,
-            (None, _, Life::Active) => Status::Stuck,
+        let end = self.ends.first().copied().unwrap_or_default();
+        let (status, error) = match (self.check, self.streams.first()) {
+            // No pass ran (max_passes 0, out of range): no event, no error.
+            (Some(_), _) if self.params.max_passes == 0 => (Status::Stuck, None),
+            (Some(e), _) => (Status::Error, Some(e)),
+            (None, Some(s)) => (status_of(s.life), end.error),
+            (None, None) => (Status::Stuck, None),
         };
         let passes = self.kernel.events.last().map_or(0, |e| e.pass_index + 1);
         SimResult {
@@ -168,17 +229,68 @@ impl Machine {
             events: self.kernel.events,
             status,
             passes,
-            error: self.error,
-            halt: self.halt,
+            error,
+            halt: end.halt,
             stopped: self.kernel.stopped,
         }
     }
 
-    /// Ends stream `i` with an error (S21).
-    fn fail(&mut self, i: usize, reason: Reason, pc: u32) -> StreamError {
+    /// The answer of a scenario (S36).
+    pub fn into_scenario_result(self) -> ScenarioResult {
+        let streams = self
+            .streams
+            .iter()
+            .zip(&self.ends)
+            .map(|(s, end)| StreamOutcome {
+                req: s.req,
+                offset: end.offset,
+                length: end.length,
+                pass: end.pass,
+                status: status_of(s.life),
+                error: end.error,
+                halt: end.halt,
+            })
+            .collect();
+        let passes = self.kernel.events.last().map_or(0, |e| e.pass_index + 1);
+        let commands = self
+            .kernel
+            .commands
+            .into_iter()
+            .zip(self.kernel.owners)
+            .map(|(command, owner)| ScenarioCommand {
+                command,
+                stream: (owner != super::kernel::HOST).then_some(usize::from(owner)),
+            })
+            .collect();
+        ScenarioResult {
+            params: self.params,
+            streams,
+            host: self.host.into_outcomes(),
+            commands,
+            events: self.kernel.events,
+            stopped: self.kernel.stopped,
+            passes,
+        }
+    }
+
+    /// Takes stream `i` out of the active list (it ended).
+    fn deactivate(&mut self, i: usize) {
+        if let Some(k) = self.active[..self.n_active]
+            .iter()
+            .position(|&a| usize::from(a) == i)
+        {
+            self.active.copy_within(k + 1..self.n_active, k);
+            self.n_active -= 1;
+        }
+    }
+
+    /// Ends stream `i` with an error (S21): its own queued jobs are dropped,
+    /// its commands in flight stay.
+    pub(super) fn fail(&mut self, i: usize, reason: Reason, pc: u32) -> StreamError {
         let e = StreamError { reason, pc };
         let s = &mut self.streams[i];
         s.life = Life::Failed;
+        s.exclusive_mark = None;
         let req = s.req;
         self.kernel.drop_jobs(&mut self.streams[i]);
         self.kernel.post(
@@ -186,16 +298,16 @@ impl Machine {
             req,
             u32::from(reason.number()) | pc << 8,
         );
-        if i == 0 {
-            self.error = Some(e);
-        }
+        self.ends[i].error = Some(e);
+        self.deactivate(i);
         e
     }
 
     /// The tests before the next micro-op, when the folded counter says the
     /// steps ran out (S17): the end of the program first, then the step limit.
     fn step_limit(&mut self, i: usize) -> TurnEnd {
-        let op_count = self.program.as_ref().map_or(0, |p| p.head.op_count);
+        let program = usize::from(self.streams[i].program);
+        let op_count = self.programs[program].head.op_count;
         let pc = self.streams[i].pc;
         let e = if pc == op_count {
             self.fail(i, Reason::BadJump, op_count)
@@ -229,9 +341,7 @@ impl Machine {
         if fuel == 0 {
             return (0, self.step_limit(i));
         }
-        let Some(program) = &self.program else {
-            return (0, TurnEnd::Budget);
-        };
+        let program = &self.programs[usize::from(s.program)];
         let base = program.insts.as_ptr();
         let obs_ptr: *mut O = obs;
         let mut ctx = Ctx::<O> {
@@ -250,10 +360,10 @@ impl Machine {
         // handlers move it, always inside the program, End at op_count).
         let ip = unsafe { base.add(self.streams[i].pc as usize) };
         let erased = &mut ctx as *mut Ctx<O> as *mut ();
-        // SAFETY: `ip` in the decoded program, `regs` the stream's 16
-        // registers, `erased` the live `Ctx<O>` above whose pointers are
-        // disjoint, `fuel >= 1`; a threaded program had its handlers set for
-        // `O` by `run`.
+        // SAFETY: the handler contract (handler.rs): `ip` in the decoded
+        // program, `regs` the stream's 16 registers, `erased` the live
+        // `Ctx<O>` above whose pointers are disjoint, `fuel >= 1`; a threaded
+        // program had its handlers set for `O` by `run`.
         let exit = unsafe {
             match dispatch {
                 #[cfg(feature = "switch")]
@@ -314,39 +424,71 @@ impl Machine {
                 s.life = Life::Ended;
                 let req = s.req;
                 self.kernel.post(kind::STREAM_END, req, halt);
-                if i == 0 {
-                    self.halt = Some(halt);
-                }
+                self.ends[i].halt = Some(halt);
+                self.deactivate(i);
                 TurnEnd::Halt(halt)
             }
         };
         (ran, why)
     }
 
-    /// True when the run is over (S16 b, c, d).
+    /// True when the run is over (S16, S35): the grid stopped, or no stream
+    /// is active, no command is in flight, the queue is empty and no host
+    /// command is waiting or due.
     fn finished(&self) -> bool {
         self.kernel.stopped
-            || self.streams[..self.n_streams]
-                .iter()
-                .all(|s| s.life == Life::Ended || (s.life == Life::Failed && s.in_flight == 0))
+            || (self.n_active == 0
+                && self.kernel.busy == 0
+                && self.kernel.queue.len() == 0
+                && self.host.done())
     }
 
-    /// The passes 0 .. max_passes (S16).
+    /// The turns of pass `p` (S29): the streams active now, in start order,
+    /// then the queue, the first being submitter `p % (n + 1)`. True when
+    /// anything changed.
+    fn turns<O: Observer>(&mut self, p: u64, dispatch: Dispatch, obs: &mut O) -> (bool, bool) {
+        let submitters = self.active;
+        let n = self.n_active;
+        self.kernel.queue_moved = false;
+        let mut moved = false;
+        let mut budget_ended = false;
+        let mut who = if n == 1 {
+            (p & 1) as usize
+        } else {
+            (p % (n as u64 + 1)) as usize
+        };
+        for _ in 0..=n {
+            if who < n {
+                let i = usize::from(submitters[who]);
+                if self.streams[i].life == Life::Active {
+                    let (ran, why) = self.turn(i, dispatch, obs);
+                    moved |= ran != 0 || !why.is_wait();
+                    budget_ended = why == TurnEnd::Budget;
+                    obs.on_turn_end(p, i, ran, why, self.streams[i].pc);
+                }
+            } else {
+                self.kernel.queue_turn(&mut self.streams, obs);
+            }
+            who = if who == n { 0 } else { who + 1 };
+        }
+        (moved | self.kernel.queue_moved, budget_ended)
+    }
+
+    /// The passes 0 .. max_passes (S16, S35).
     fn passes<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
         let max_passes = self.params.max_passes;
-        let cancel = self.params.cancel_pass;
-        let n = self.n_streams;
+        let cancel = self.cancel_pass;
         let mut p = 0u64;
-        let mut rotation = 0usize;
-        // The last turn of the (one) stream ended by its budget.
+        // The last turn of the (one) active stream ended by its budget.
         let mut budget_ended = false;
         while p < max_passes {
             self.kernel.pass = p;
-            if n == 1
+            if self.n_active == 1
                 && budget_ended
                 && self.kernel.queue.len() == 0
                 && p < self.kernel.next_change
                 && cancel != Some(p)
+                && self.host.next_due() > p
             {
                 // A quick pass: no slot can be acknowledged or late, no host
                 // command, and the queue is empty when the stream's turn
@@ -354,10 +496,11 @@ impl Machine {
                 // (still active: its last turn ended by the budget) takes its
                 // turn, then the queue if it comes second (even passes).
                 self.kernel.queue_moved = false;
-                let (ran, why) = self.turn(0, dispatch, obs);
+                let i = usize::from(self.active[0]);
+                let (ran, why) = self.turn(i, dispatch, obs);
                 budget_ended = why == TurnEnd::Budget;
-                obs.on_turn_end(p, 0, ran, why, self.streams[0].pc);
-                if rotation == 0 {
+                obs.on_turn_end(p, i, ran, why, self.streams[i].pc);
+                if p & 1 == 0 {
                     self.kernel.queue_turn(&mut self.streams, obs);
                 }
                 obs.on_pass_end(
@@ -372,10 +515,8 @@ impl Machine {
                 // wait), the next one takes the full path, which finds it
                 // idle again and skips from there (module doc).
                 p += 1;
-                rotation = if rotation == n { 0 } else { rotation + 1 };
                 continue;
             }
-            budget_ended = false;
             // 1, 2: the sweep and the deadlines, only when a slot can change.
             if p >= self.kernel.next_change {
                 self.kernel.sweep(&mut self.streams, obs);
@@ -390,34 +531,18 @@ impl Machine {
                 }
                 self.kernel.refresh_next_change();
             }
-            // 3: host commands. The RUN was taken in pass 0 (S11); a cancel (S15).
-            if cancel == Some(p) {
-                for i in 0..n {
-                    if self.streams[i].life == Life::Active {
-                        let pc = self.streams[i].pc;
-                        self.fail(i, Reason::Cancelled, pc);
-                    }
-                }
+            // 3: host commands: a scenario's (S26), or the one stream's cancel (S15).
+            let mut moved = self.host_phase(p, obs);
+            if cancel == Some(p) && self.n_active == 1 {
+                let i = usize::from(self.active[0]);
+                let pc = self.streams[i].pc;
+                self.fail(i, Reason::Cancelled, pc);
+                moved = true;
             }
-            // 4: the turns, rotating (docs/spec.md: start at p % (n + 1)).
-            self.kernel.queue_moved = false;
-            let mut moved = false;
-            // `rotation` is p % (n + 1), kept without a division per pass.
-            let mut who = rotation;
-            for _ in 0..=n {
-                if who < n {
-                    if self.streams[who].life == Life::Active {
-                        let (ran, why) = self.turn(who, dispatch, obs);
-                        moved |= ran != 0 || !why.is_wait();
-                        budget_ended = why == TurnEnd::Budget;
-                        obs.on_turn_end(p, who, ran, why, self.streams[who].pc);
-                    }
-                } else {
-                    self.kernel.queue_turn(&mut self.streams, obs);
-                }
-                who = if who == n { 0 } else { who + 1 };
-            }
-            moved |= self.kernel.queue_moved;
+            // 4: the turns (S29).
+            let (turned, ended_by_budget) = self.turns(p, dispatch, obs);
+            budget_ended = ended_by_budget && self.n_active == 1;
+            moved |= turned;
             obs.on_pass_end(
                 p,
                 self.kernel.busy.count_ones(),
@@ -428,15 +553,20 @@ impl Machine {
             }
             if moved {
                 p += 1;
-                rotation = if rotation == n { 0 } else { rotation + 1 };
                 continue;
             }
             // Idle: jump to the next pass where the sweep, the deadlines or
             // the host can change something (module doc).
             let mut next = self.kernel.next_change.min(max_passes);
+            // A host command due later; one already due waits on the slots
+            // or the queue, which only the sweep or a turn can change.
+            let due = self.host.next_due();
+            if due > p {
+                next = next.min(due);
+            }
             if let Some(c) = cancel
                 && c > p
-                && self.streams[..n].iter().any(|s| s.life == Life::Active)
+                && self.n_active > 0
             {
                 next = next.min(c);
             }
@@ -445,23 +575,36 @@ impl Machine {
                 obs.on_idle(p + 1, next);
             }
             p = next;
-            rotation = (p % (n as u64 + 1)) as usize;
         }
     }
 
-    /// The deadline phase found `slot` late (S14): the grid stops.
+    /// The deadline phase found `slot` late (S14, S33): the grid stops.
     fn late(&mut self, slot: usize) {
         let s = self.kernel.slots[slot];
-        let owner = usize::from(s.owner);
         self.kernel.stopped = true;
-        match self.streams[owner].life {
-            Life::Active => {
-                self.fail(owner, Reason::Deadline, s.pc);
-            }
-            Life::Failed | Life::Ended => {
-                let req = self.streams[owner].req;
-                self.kernel.post(kind::TIMEOUT, req, slot as u32);
-            }
+        let owner = usize::from(s.owner);
+        if s.owner != super::kernel::HOST && self.streams[owner].life == Life::Active {
+            self.fail(owner, Reason::Deadline, s.pc);
+        } else {
+            // An ended stream's, or the host's (req 0).
+            let req = self.streams.get(owner).map_or(0, |st| st.req);
+            self.kernel.post(kind::TIMEOUT, req, slot as u32);
         }
+        // S33: every other active stream ends at its current pc, in start order.
+        while self.n_active > 0 {
+            let i = usize::from(self.active[0]);
+            let pc = self.streams[i].pc;
+            self.fail(i, Reason::Deadline, pc);
+        }
+    }
+}
+
+/// A stream's status in the answer: a stream still active when the run
+/// stops is stuck (S16, S35).
+fn status_of(life: Life) -> Status {
+    match life {
+        Life::Active => Status::Stuck,
+        Life::Ended => Status::Ended,
+        Life::Failed => Status::Error,
     }
 }

@@ -24,6 +24,7 @@
 pub(crate) mod bodies;
 pub(crate) mod chain;
 pub(crate) mod handler;
+pub(crate) mod host;
 pub(crate) mod kernel;
 pub mod machine;
 pub mod observer;
@@ -145,8 +146,7 @@ pub fn simulate_scenario_observed<O: Observer>(
     dispatch: Dispatch,
     obs: &mut O,
 ) -> ScenarioResult {
-    // The fast kernel's scenario machine is being built; until it lands the
-    // answer comes from the reference model (S35 ties the two together).
-    let _ = (dispatch, obs);
-    crate::reference::simulate_scenario(scenario)
+    let mut m = Machine::new_scenario(scenario);
+    m.run(dispatch, obs);
+    m.into_scenario_result()
 }

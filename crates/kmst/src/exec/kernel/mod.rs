@@ -30,8 +30,7 @@ use crate::format::{NO_REGISTER, SLOTS, flags};
 use crate::reference::{Event, Params, Reason, SubmittedCommand};
 
 /// The owner of host-queued jobs and host commands.
-#[allow(dead_code)]
-pub(crate) const HOST: u8 = 0xFF;
+pub(crate) const HOST: u16 = u16::MAX;
 /// The most streams that run at once.
 pub(crate) const MAX_STREAMS: usize = 4;
 
@@ -46,7 +45,8 @@ pub(crate) struct Slot {
     pub count: u32,
     pub result: u32,
     pub has_result: bool,
-    pub owner: u8,
+    /// The stream that made it, or [`HOST`].
+    pub owner: u16,
     pub pc: u32,
     pub seq: u64,
 }
@@ -72,6 +72,11 @@ pub(crate) struct Kernel {
     pub job_ids: u64,
     pub core_count: u32,
     pub ticks_per_pass: u32,
+    /// The kernel's default deadline in passes (S31; DEADLINE changes it).
+    pub default_deadline: u64,
+    /// The owner of each recorded command (only when `record_owners`).
+    pub owners: Vec<u16>,
+    pub record_owners: bool,
     /// The run's parameters (the completion models are evaluated through them).
     pub params: Params,
     /// True once the queue's turn placed a job in this pass.
@@ -96,6 +101,9 @@ impl Kernel {
             job_ids: 0,
             core_count: params.core_count,
             ticks_per_pass: params.ticks_per_pass,
+            default_deadline: params.default_deadline_passes,
+            owners: Vec::new(),
+            record_owners: false,
             params: params.clone(),
             queue_moved: false,
             stopped: false,
@@ -140,7 +148,8 @@ impl Kernel {
     #[allow(clippy::too_many_arguments)]
     fn take_slot<O: Observer>(
         &mut self,
-        s: &mut StreamMeta,
+        owner: u16,
+        fixed_deadline: Option<u64>,
         t_handler: u8,
         t_flags: u8,
         first: u32,
@@ -177,7 +186,14 @@ impl Kernel {
         } else {
             0
         };
-        let deadline = self.pass.saturating_add(s.deadline);
+        // S13, S31: deadline_passes, else the stream header's, else the
+        // default in force now.
+        let d = self
+            .params
+            .deadline_passes
+            .or(fixed_deadline)
+            .unwrap_or(self.default_deadline);
+        let deadline = self.pass.saturating_add(d);
         self.slots[usize::from(slot)] = Slot {
             ack,
             deadline,
@@ -185,15 +201,17 @@ impl Kernel {
             count,
             result,
             has_result,
-            owner: s.index,
+            owner,
             pc,
             seq: record.sequence,
         };
         self.busy |= 1 << slot;
         self.next_change = self.next_change.min(ack).min(deadline);
-        s.in_flight += 1;
         obs.on_submit(slot, record.sequence, self.pass, queued);
         self.commands.push(record);
+        if self.record_owners {
+            self.owners.push(owner);
+        }
     }
 
     /// SUBMIT (S18): error 11, then wait for a slot, then the exclusive waits.
@@ -236,7 +254,10 @@ impl Kernel {
             s.exclusive_mark = None;
         }
         let args = patched(t, regs);
-        self.take_slot(s, t.handler, t.flags, first, count, args, pc, false, obs);
+        self.take_slot(
+            s.index, s.deadline, t.handler, t.flags, first, count, args, pc, false, obs,
+        );
+        s.in_flight += 1;
         s.pending += 1;
         Ok(())
     }
@@ -268,6 +289,77 @@ impl Kernel {
         self.job_ids += 1;
         self.queue.push(job);
         s.pending += 1;
+        Ok(())
+    }
+
+    /// A plain command from the host (S32): `Err(Some(reason))` when it is
+    /// rejected, `Err(None)` while it has to wait. `mark` is the job id of
+    /// its first try (jobs queued from then on are not waited for).
+    #[allow(clippy::too_many_arguments)]
+    pub fn host_submit<O: Observer>(
+        &mut self,
+        handler: u32,
+        first: u32,
+        count: u32,
+        args: [u32; 10],
+        flag_byte: u8,
+        mark: u64,
+        obs: &mut O,
+    ) -> Result<(), Option<Reason>> {
+        if !(1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler) {
+            return Err(Some(Reason::BadTemplate));
+        }
+        if count == 0 || first > self.core_count || count > self.core_count - first {
+            return Err(Some(Reason::BadGroup));
+        }
+        if self.busy == u16::MAX {
+            return Err(None);
+        }
+        if flag_byte & flags::EXCLUSIVE != 0 {
+            let older_queued = self.queue.len > 0 && self.queue.job(0).id < mark;
+            if older_queued || self.any_busy_overlaps(first, count) {
+                return Err(None);
+            }
+        }
+        self.take_slot(
+            HOST,
+            None,
+            handler as u8,
+            flag_byte,
+            first,
+            count,
+            args,
+            0,
+            false,
+            obs,
+        );
+        Ok(())
+    }
+
+    /// A queued command from the host (S32): it never waits.
+    pub fn host_enqueue(
+        &mut self,
+        handler: u32,
+        count: u32,
+        args: [u32; 10],
+        flag_byte: u8,
+    ) -> Result<(), Reason> {
+        if !(1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler) {
+            return Err(Reason::BadTemplate);
+        }
+        if count == 0 || count > self.core_count || self.queue.len == QUEUE_CAP {
+            return Err(Reason::BadEnqueue);
+        }
+        self.queue.push(Job {
+            id: self.job_ids,
+            handler: handler as u8,
+            flags: flag_byte,
+            count,
+            args,
+            pc: 0,
+            owner: HOST,
+        });
+        self.job_ids += 1;
         Ok(())
     }
 
@@ -312,9 +404,16 @@ impl Kernel {
             match placed {
                 Some(first) => {
                     let job = self.queue.jobs[entry_slab(entry)];
-                    let s = &mut streams[usize::from(job.owner)];
+                    let fixed = if job.owner == HOST {
+                        None
+                    } else {
+                        let s = &mut streams[usize::from(job.owner)];
+                        s.in_flight += 1;
+                        s.deadline
+                    };
                     self.take_slot(
-                        s,
+                        job.owner,
+                        fixed,
                         job.handler,
                         job.flags,
                         first,
@@ -357,12 +456,14 @@ impl Kernel {
             let s = self.slots[slot];
             if s.ack == pass {
                 self.busy &= !(1 << slot);
-                let owner = &mut streams[usize::from(s.owner)];
-                if s.has_result {
-                    owner.latest_result = s.result;
+                if s.owner != HOST {
+                    let owner = &mut streams[usize::from(s.owner)];
+                    if s.has_result {
+                        owner.latest_result = s.result;
+                    }
+                    owner.pending -= 1;
+                    owner.in_flight -= 1;
                 }
-                owner.pending -= 1;
-                owner.in_flight -= 1;
                 obs.on_ack(slot as u8, s.seq, pass);
             }
         }

@@ -21,7 +21,8 @@ pub(crate) struct Job {
     pub count: u32,
     pub args: [u32; 10],
     pub pc: u32,
-    pub owner: u8,
+    /// The stream that queued it, or [`super::HOST`].
+    pub owner: u16,
 }
 
 /// The job queue: a slab of jobs and the insertion order.
@@ -139,7 +140,7 @@ impl Queue {
     }
 
     /// Drops every job of `owner`; returns how many.
-    pub(super) fn drop_owner(&mut self, owner: u8) -> u32 {
+    pub(super) fn drop_owner(&mut self, owner: u16) -> u32 {
         let mut kept = 0;
         let mut dropped = 0;
         for pos in 0..self.len {

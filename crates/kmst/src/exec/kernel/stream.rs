@@ -24,11 +24,17 @@ pub(crate) struct StreamMeta {
     pub in_flight: u32,
     pub latest_result: u32,
     pub req: u32,
-    /// The deadline of its commands, in passes (S13).
-    pub deadline: u64,
+    /// The deadline of its commands in passes when it is fixed
+    /// (`deadline_passes`, or the header's deadline_microseconds when not 0);
+    /// `None`: the kernel's default deadline in force when a command takes
+    /// its slot (S13, S31).
+    pub deadline: Option<u64>,
     pub life: Life,
-    /// Its index among the streams (the owner of its slots and jobs).
-    pub index: u8,
+    /// Its index among the streams in start order (the owner of its slots
+    /// and jobs).
+    pub index: u16,
+    /// The decoded program it runs.
+    pub program: u16,
     /// An exclusive SUBMIT that waited: the first job id it does not wait for (S18).
     pub exclusive_mark: Option<u64>,
     /// What the micro-op at `pc` waited for at the end of the last turn.
