@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use kmst_harness::answers::{Implementation, UnknownImplementation};
 use kmst_harness::compare::{self, CompareError, Settings, Workload};
 
-use crate::common::{CliError, read_file, write_file};
+use crate::common::{CliError, print_out, read_file, write_file};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -160,10 +160,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         compare::render_table(&report)
     };
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::Usage(format!("writing the report: {e}")))
-        }
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use kmst_harness::corpus::{self, CorpusError};
 
-use crate::common::CliError;
+use crate::common::{CliError, print_out};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -77,12 +77,19 @@ impl Progress {
     }
 }
 
+/// The streams to work on: `names`, or every `.kms` in `dir`; none is an error.
 fn names_in(dir: &Path, names: Vec<String>) -> Result<Vec<String>, CliError> {
-    if names.is_empty() {
-        corpus::stream_names(dir).map_err(corpus_err)
-    } else {
-        Ok(names)
+    if !names.is_empty() {
+        return Ok(names);
     }
+    let found = corpus::stream_names(dir).map_err(corpus_err)?;
+    if found.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{}: no `.kms` streams in this directory",
+            dir.display()
+        )));
+    }
+    Ok(found)
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -103,7 +110,7 @@ fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliErr
             contradicted += 1;
             progress.clear();
             for m in &found {
-                println!("{m}");
+                print_out(&format!("{m}\n"))?;
             }
         }
     }
@@ -150,7 +157,7 @@ fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
             failing += 1;
             progress.clear();
             for m in &found {
-                println!("{m}");
+                print_out(&format!("{m}\n"))?;
             }
         }
     }

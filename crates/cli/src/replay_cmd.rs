@@ -3,12 +3,12 @@
 //! what the implementations agreed on, or the divergence report.
 //! Exit 0 when they agree, 1 on a divergence, 2 on a usage or I/O error.
 
-use std::io::Write as _;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::common::{CliError, read_file};
+use crate::common::{CliError, print_out, read_file};
 use kmst_harness::fuzzing::Target;
 use kmst_harness::fuzzing::report::params_json;
 use kmst_harness::fuzzing::targets::decode_input;
@@ -48,16 +48,17 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         })?,
     };
     let data = read_file(&args.artifact)?;
-    // A closed pipe (`| head`) is not an error: the outcome is the exit code.
-    let mut out = std::io::stdout().lock();
+    let mut out = String::new();
     if args.disasm {
         let (upload, params) = decode_input(target, &data);
         if let Some(p) = params {
             let _ = writeln!(out, "; params: {}", params_json(&p));
         }
         let _ = write!(out, "{}", kmst::asm::disassemble(&upload));
+        // Printed before the run: a crash input ends the process in it.
+        print_out(&std::mem::take(&mut out))?;
     }
-    match kmst_harness::fuzzing::run(target, &data) {
+    let code = match kmst_harness::fuzzing::run(target, &data) {
         Ok(agreement) => {
             let _ = writeln!(
                 out,
@@ -65,11 +66,13 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
                 args.artifact.display(),
                 data.len()
             );
-            Ok(ExitCode::SUCCESS)
+            ExitCode::SUCCESS
         }
         Err(divergence) => {
             let _ = writeln!(out, "{}: {divergence}", args.artifact.display());
-            Ok(ExitCode::from(1))
+            ExitCode::from(1)
         }
-    }
+    };
+    print_out(&out)?;
+    Ok(code)
 }

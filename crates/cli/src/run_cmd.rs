@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use kmst::reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
 use kmst_harness::answers::{DifferentialOracle, Implementation};
 
-use crate::common::{CliError, read_file};
+use crate::common::{CliError, print_out, read_file};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,30 +37,30 @@ pub struct ParamsArgs {
     /// Result model: zero, sequence, arg:K or table:V,V,...
     #[arg(long)]
     pub result: Option<String>,
-    /// Deadline of every command in passes (replaces the header's).
-    #[arg(long)]
+    /// Deadline of every command in passes (replaces the header's); at least 1.
+    #[arg(long, value_parser = in_range::<1, U64>)]
     pub deadline_passes: Option<u64>,
-    /// Deadline for a header deadline of 0.
-    #[arg(long)]
+    /// Deadline for a header deadline of 0; at least 1.
+    #[arg(long, value_parser = in_range::<1, U64>)]
     pub default_deadline_passes: Option<u64>,
     /// Deliver a cancel in this pass.
-    #[arg(long)]
+    #[arg(long, value_parser = in_range::<0, U64>)]
     pub cancel_pass: Option<u64>,
-    /// Grid size.
-    #[arg(long)]
-    pub core_count: Option<u32>,
-    /// TIME returns pass * ticks_per_pass.
-    #[arg(long)]
-    pub ticks_per_pass: Option<u32>,
-    /// Stop a run that has not ended after this many passes.
-    #[arg(long)]
+    /// Grid size, 1..=65535 (the group fields are 16 bits).
+    #[arg(long, value_parser = in_range::<1, 65535>)]
+    pub core_count: Option<u64>,
+    /// TIME returns pass * ticks_per_pass; 0..=4294967295.
+    #[arg(long, value_parser = in_range::<0, U32>)]
+    pub ticks_per_pass: Option<u64>,
+    /// Stop a run that has not ended after this many passes; at least 1.
+    #[arg(long, value_parser = in_range::<1, U64>)]
     pub max_passes: Option<u64>,
     /// The largest upload the check accepts.
-    #[arg(long)]
+    #[arg(long, value_parser = in_range::<0, U64>)]
     pub region_size: Option<u64>,
-    /// Micro-ops per stream turn.
-    #[arg(long)]
-    pub turn_budget: Option<u32>,
+    /// Micro-ops per stream turn, 1..=4294967295.
+    #[arg(long, value_parser = in_range::<1, U32>)]
+    pub turn_budget: Option<u64>,
     /// Parameters from a JSON file: a params object or a saved answer (its `params`).
     #[arg(long)]
     pub params: Option<PathBuf>,
@@ -81,17 +81,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         print_out(&summary(&answer, &upload))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes to stdout; a closed pipe (`kmst run ... | head`) is not an error.
-fn print_out(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::Usage(format!("writing the output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// The implementation `--dispatch NAME` chooses.
@@ -134,11 +123,12 @@ pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliErr
     if let Some(v) = args.cancel_pass {
         p.cancel_pass = Some(v);
     }
+    // in_range has bounded these to u32.
     if let Some(v) = args.core_count {
-        p.core_count = v;
+        p.core_count = v as u32;
     }
     if let Some(v) = args.ticks_per_pass {
-        p.ticks_per_pass = v;
+        p.ticks_per_pass = v as u32;
     }
     if let Some(v) = args.max_passes {
         p.max_passes = v;
@@ -147,16 +137,37 @@ pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliErr
         p.region_size = v;
     }
     if let Some(v) = args.turn_budget {
-        p.turn_budget = v;
+        p.turn_budget = v as u32;
     }
     p.validate().map_err(usage)?;
     Ok(p)
 }
 
+/// The largest u64 and u32, for [`in_range`].
+pub const U64: u64 = u64::MAX;
+pub const U32: u64 = u32::MAX as u64;
+
+/// An integer flag in `LO..=HI` (its range by S25); the error states the range.
+pub fn in_range<const LO: u64, const HI: u64>(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u128>() {
+        Ok(v) if (u128::from(LO)..=u128::from(HI)).contains(&v) => Ok(v as u64),
+        Ok(_) => Err(format!("{text} is not in {LO}..={HI}")),
+        Err(_) => Err(format!("expected an integer in {LO}..={HI}")),
+    }
+}
+
 fn bad(param: &'static str, text: &str) -> kmst::reference::ParamsError {
     kmst::reference::ParamsError {
         param,
-        message: format!("cannot read `{text}`"),
+        message: format!(
+            "cannot read `{text}`: expected {}",
+            if param == "delay" {
+                "N, never, cycle:BASE:MOD or table:V,V,... with N, BASE, V in 0..=4294967295 \
+                 (V may be never) and MOD in 1..=4294967295"
+            } else {
+                "zero, sequence, arg:K with K in 0..=9, or table:V,V,... with V in 0..=4294967295"
+            }
+        ),
     }
 }
 
@@ -277,6 +288,25 @@ fn summary(r: &SimResult, upload: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_flags_state_their_range() {
+        assert_eq!(in_range::<1, 65535>("65535"), Ok(65535));
+        assert_eq!(
+            in_range::<1, 65535>("4294967296").unwrap_err(),
+            "4294967296 is not in 1..=65535"
+        );
+        assert_eq!(
+            in_range::<1, 65535>("0").unwrap_err(),
+            "0 is not in 1..=65535"
+        );
+        assert_eq!(
+            in_range::<0, U32>("-1").unwrap_err(),
+            "expected an integer in 0..=4294967295"
+        );
+        assert_eq!(in_range::<1, U64>("18446744073709551615"), Ok(u64::MAX));
+        assert!(in_range::<1, U64>("18446744073709551616").is_err());
+    }
 
     #[test]
     fn delay_flags() {
