@@ -5,7 +5,6 @@
 //! stderr), 2 for a usage or I/O error. The measuring lives in
 //! [`kmst_harness::compare`].
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -128,18 +127,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let settings = settings(&args)?;
     let variants = variants(&args)?;
     let workloads = workloads(&args)?;
-    let tty = std::io::stderr().is_terminal();
-    let mut progress = |msg: &str| {
-        if tty {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K{msg}");
-            let _ = err.flush();
-        }
-    };
-    let outcome = compare::compare(&workloads, &variants, settings, &mut progress);
-    if tty {
-        eprint!("\r\x1b[2K");
-    }
+    let line = crate::progress::Line::new();
+    let outcome = compare::compare(&workloads, &variants, settings, &mut |msg: &str| {
+        line.show(msg)
+    });
+    line.clear();
     let report = match outcome {
         Ok(r) => r,
         Err(e @ CompareError::Disagreement { .. }) => {

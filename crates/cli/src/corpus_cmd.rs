@@ -1,13 +1,13 @@
 //! `kmst corpus write` and `kmst corpus check`: regenerate or verify the golden
 //! corpus of reference streams (library: `kmst_harness::corpus`, format: docs/corpus.md).
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kmst_harness::corpus::{self, CorpusError};
 
 use crate::common::{CliError, print_out};
+use crate::progress::Line;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -47,33 +47,26 @@ fn corpus_err(err: CorpusError) -> CliError {
     }
 }
 
-/// A one-line progress display on standard error, only when it is a terminal.
+/// `[done/total] name` on the progress line.
 struct Progress {
-    on: bool,
+    line: Line,
     total: usize,
 }
 
 impl Progress {
     fn new(total: usize) -> Progress {
         Progress {
-            on: std::io::stderr().is_terminal(),
+            line: Line::new(),
             total,
         }
     }
 
     fn show(&self, done: usize, name: &str) {
-        if self.on {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[K[{done}/{}] {name}", self.total);
-            let _ = err.flush();
-        }
+        self.line.show(&format!("[{done}/{}] {name}", self.total));
     }
 
-    /// Clears the line before a message is printed, or at the end.
     fn clear(&self) {
-        if self.on {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
-        }
+        self.line.clear();
     }
 }
 

@@ -9,6 +9,7 @@ mod corpus_cmd;
 mod fuzz_seeds_cmd;
 mod plot;
 mod profile_cmd;
+mod progress;
 mod replay_cmd;
 mod run_cmd;
 

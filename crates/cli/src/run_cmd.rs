@@ -1,14 +1,19 @@
 //! `kmst run`: simulate one stream and print its answer (a summary, or the S24 JSON).
 //!
-//! The parameters come from `--params FILE.json` (a bare params object or a
-//! whole saved answer), then the flags override them; they are validated (S25)
+//! The parameters are merged key by key: the defaults, then a `.kms`
+//! source's `;@ params`, then the keys of `--params FILE.json` (a params
+//! object or a whole saved answer), then the flags; they are validated (S25)
 //! before anything runs.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kmst::exec::{Dispatch, simulate_observed};
 use kmst::reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
 use kmst_harness::answers::{DifferentialOracle, Implementation};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::progress::{self, PassCounter, group};
 
 use crate::common::{CliError, print_out, read_file};
 
@@ -70,7 +75,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let dispatch = dispatch(&args.dispatch)?;
     let (upload, base) = crate::common::load_stream(&args.file)?;
     let params = build_params_on(base, &args.params)?;
-    let answer = dispatch.simulate(&upload, &params);
+    // The passes simulated, counted by the fast kernel (also for the
+    // reference model, which gives the same answer but has no hooks).
+    let passes = AtomicU64::new(0);
+    let counted = |d| simulate_observed(&upload, &params, d, &mut PassCounter(&passes));
+    let what = format!("kmst run {}", args.file.display());
+    let answer =
+        progress::while_running(&what, Some(&passes), params.max_passes, || match dispatch {
+            Implementation::Fast(d) => counted(d),
+            Implementation::Reference => {
+                let answer = dispatch.simulate(&upload, &params);
+                counted(Dispatch::Tail);
+                answer
+            }
+        });
+    let simulated = passes.load(Ordering::Relaxed);
     if args.json {
         let value = answer
             .to_json_value()
@@ -78,7 +97,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let text = serde_json::to_string_pretty(&value).expect("a JSON value prints");
         print_out(&format!("{text}\n"))?;
     } else {
-        print_out(&summary(&answer, &upload))?;
+        print_out(&summary(&answer, &upload, simulated))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -89,8 +108,9 @@ pub fn dispatch(name: &str) -> Result<Implementation, CliError> {
         .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))
 }
 
-/// The run's parameters: `base` (the defaults, or a `.kms` source's
-/// `;@ params`), replaced by `--params` when given, then the flags; validated (S25).
+/// The run's parameters, merged key by key: `base` (the defaults, or a
+/// `.kms` source's `;@ params`), then the keys `--params FILE` gives, then the
+/// flags; validated (S25).
 pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliError> {
     let mut p = match &args.params {
         None => base,
@@ -104,7 +124,15 @@ pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliErr
                 serde_json::from_slice(&text).map_err(|e| input(e.to_string()))?;
             // A saved answer carries its params under `params`.
             let object = value.get("params").unwrap_or(&value);
-            Params::from_json_value(object).map_err(|e| input(e.to_string()))?
+            let keys = object
+                .as_object()
+                .ok_or_else(|| input("parameters must be a JSON object".into()))?;
+            // Key by key: the file's keys over the base's (a source's `;@ params`).
+            let mut merged = base.to_json_value().map_err(|e| input(e.to_string()))?;
+            for (k, v) in keys {
+                merged[k] = v.clone();
+            }
+            Params::from_json_value(&merged).map_err(|e| input(e.to_string()))?
         }
     };
     let usage = |e: kmst::reference::ParamsError| CliError::Usage(e.to_string());
@@ -228,7 +256,6 @@ fn kind_name(k: u8) -> &'static str {
     }
 }
 
-/// The readable summary of a run.
 /// The micro-op at `pc` as assembly, when the upload has one there (an error's
 /// pc may be `op_count`, past the last micro-op, or 0 of a bad header).
 fn op_at(upload: &[u8], pc: u32) -> Option<String> {
@@ -241,7 +268,8 @@ fn op_at(upload: &[u8], pc: u32) -> Option<String> {
     Some(kmst::asm::format_op(&kmst::format::MicroOp::read(bytes)))
 }
 
-fn summary(r: &SimResult, upload: &[u8]) -> String {
+/// The readable summary of a run.
+fn summary(r: &SimResult, upload: &[u8], simulated: u64) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let status = match r.status {
@@ -250,7 +278,13 @@ fn summary(r: &SimResult, upload: &[u8]) -> String {
         Status::Stuck => "stuck",
     };
     let _ = writeln!(s, "status:   {status}");
-    let _ = writeln!(s, "passes:   {}", r.passes);
+    // S16's `passes` counts to the last event; say how many ran too.
+    let _ = writeln!(
+        s,
+        "passes:   {} (S16: the last event's pass + 1; {} simulated)",
+        group(r.passes),
+        group(simulated)
+    );
     let _ = writeln!(s, "commands: {}", r.commands.len());
     let _ = writeln!(s, "events:   {}", r.events.len());
     if let Some(e) = r.check {
