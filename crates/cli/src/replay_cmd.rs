@@ -25,6 +25,43 @@ pub struct Args {
     /// Also print the upload the input stands for (as `.kms`) and its parameters.
     #[arg(long)]
     disasm: bool,
+    /// Keep the input as a regression test: copy it to
+    /// `REGRESSIONS/TARGET/NAME` (before it runs, so a crash is kept too);
+    /// `cargo test -p kmst-harness --test fuzz_corpus` replays it from then on.
+    #[arg(long)]
+    keep: bool,
+    /// Where `--keep` puts it.
+    #[arg(long, default_value = "fuzz/regressions", requires = "keep")]
+    regressions: PathBuf,
+}
+
+/// `--keep`: the input under `regressions/TARGET/` by its file name.
+fn keep(args: &Args, target: Target, data: &[u8]) -> Result<(), CliError> {
+    let dir = args.regressions.join(target.name());
+    std::fs::create_dir_all(&dir).map_err(|err| CliError::Io {
+        path: dir.clone(),
+        err,
+    })?;
+    let name = args
+        .artifact
+        .file_name()
+        .ok_or_else(|| CliError::Usage("the artifact path has no file name".into()))?;
+    let path = dir.join(name);
+    match std::fs::read(&path) {
+        Ok(old) if old == data => {}
+        Ok(_) => {
+            return Err(CliError::Usage(format!(
+                "{} exists with other contents; rename the artifact to keep both",
+                path.display()
+            )));
+        }
+        Err(_) => crate::common::write_file(&path, data)?,
+    }
+    eprintln!(
+        "kmst: kept as {}; `cargo test -p kmst-harness --test fuzz_corpus` replays it",
+        path.display()
+    );
+    Ok(())
 }
 
 /// The target named by a directory of `path`, innermost first.
@@ -48,6 +85,9 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         })?,
     };
     let data = read_file(&args.artifact)?;
+    if args.keep {
+        keep(&args, target, &data)?;
+    }
     let mut out = String::new();
     if args.disasm {
         let (upload, params) = decode_input(target, &data);
