@@ -10,6 +10,10 @@
 #                                              the dictionary; exit 1 on a finding
 #   scripts/fuzz.sh bin TARGET                 the path of TARGET's binary
 #   scripts/fuzz.sh list                       the targets
+#   scripts/fuzz.sh keep [TARGET...]           keep every input in
+#                                              fuzz/artifacts/TARGET/ as a regression
+#                                              input (fuzz/regressions/TARGET/, which
+#                                              `cargo test` replays) and report it
 #
 # Options per target:
 # - Every target: release build with debug assertions (-O --debug-assertions),
@@ -47,7 +51,7 @@ targets() {
 }
 
 usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -96,9 +100,27 @@ case "$cmd" in
       -max_total_time="$seconds" -dict="$PWD/fuzz/kmst.dict" -print_final_stats=1 \
       "$@" || {
       echo "fuzz target $target failed; its input is in fuzz/artifacts/$target/" >&2
-      echo "(the report again: cargo run -p kmst-cli -- replay fuzz/artifacts/$target/FILE)" >&2
+      echo "(keep it as a regression test and see the report: scripts/fuzz.sh keep $target)" >&2
       exit 1
     }
+    ;;
+  keep)
+    # Every artifact becomes a regression input, then
+    # `cargo test -p kmst-harness --test fuzz_corpus` replays it (and fails
+    # until the divergence is fixed). Exit 1 if any still diverges.
+    if [ $# -eq 0 ]; then
+      for d in fuzz/artifacts/*/; do
+        [ -d "$d" ] && set -- "$@" "$(basename "$d")"
+      done
+    fi
+    status=0
+    for target in "$@"; do
+      for artifact in fuzz/artifacts/"$target"/*; do
+        [ -f "$artifact" ] || continue
+        cargo run -q -p kmst-cli -- replay "$artifact" --target "$target" --keep || status=1
+      done
+    done
+    exit "$status"
     ;;
   -h | --help | help)
     usage

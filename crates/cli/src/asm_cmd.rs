@@ -1,13 +1,12 @@
 //! `kmst asm` and `kmst disasm`.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kmst::asm::{assemble, disassemble};
 use kmst::check::check;
 
-use crate::common::{CliError, read_file, write_file};
+use crate::common::{CliError, print_out, read_file, write_file};
 
 #[derive(clap::Args)]
 pub struct AsmArgs {
@@ -63,12 +62,7 @@ pub fn disasm(args: DisasmArgs) -> Result<ExitCode, CliError> {
     let text = disassemble(&read_file(&args.input)?);
     match &args.output {
         Some(path) => write_file(path, text.as_bytes())?,
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|err| CliError::Io {
-                path: "<stdout>".into(),
-                err,
-            })?,
+        None => print_out(&text)?,
     }
     Ok(ExitCode::SUCCESS)
 }

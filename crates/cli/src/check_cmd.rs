@@ -8,14 +8,14 @@ use kmst::check::{Reason, check};
 use kmst::format::run_req;
 use kmst::format::{HEADER_LEN, MicroOp, OP_LEN};
 
-use crate::common::{CliError, load_upload};
+use crate::common::{CliError, load_upload, print_out};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The upload: a binary, or a `.kms` text assembled on the fly.
     input: PathBuf,
     /// The size of the region the kernel publishes (docs/spec.md; 1 MiB by default).
-    #[arg(long, default_value_t = 1 << 20)]
+    #[arg(long, default_value_t = 1 << 20, value_parser = crate::run_cmd::in_range::<0, { crate::run_cmd::U64 }>)]
     region_size: u64,
     /// Print one JSON object instead of a sentence: `{"check": null}` or
     /// `{"check": {"reason": R, "pc": P}, "req": Q}` (Q by S3 for offset 0 in the region).
@@ -26,11 +26,11 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let data = load_upload(&args.input)?;
     let verdict = check(&data, args.region_size);
-    if args.json {
+    let line = if args.json {
         // Written by hand to keep the documented key order (reason before pc).
         match verdict {
-            Ok(()) => println!(r#"{{"check": null}}"#),
-            Err(e) => println!(
+            Ok(()) => r#"{"check": null}"#.to_owned(),
+            Err(e) => format!(
                 r#"{{"check": {{"reason": {}, "pc": {}}}, "req": {}}}"#,
                 e.reason.number(),
                 e.pc,
@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     } else {
         match verdict {
-            Ok(()) => println!("{}: accepted", args.input.display()),
+            Ok(()) => format!("{}: accepted", args.input.display()),
             Err(e) => {
                 let mut line = format!(
                     "{}: rejected: reason {} ({}) at pc {}, req {}",
@@ -54,10 +54,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 if e.reason != Reason::BadHeader && at + OP_LEN <= data.len() {
                     line.push_str(&format!(": {}", format_op(&MicroOp::read(&data[at..]))));
                 }
-                println!("{line}");
+                line
             }
         }
-    }
+    };
+    print_out(&format!("{line}\n"))?;
     Ok(if verdict.is_ok() {
         ExitCode::SUCCESS
     } else {

@@ -1,4 +1,5 @@
-//! What every subcommand shares: its error type and reading input files.
+//! What every subcommand shares: its error type, reading input files,
+//! replacing output files whole, and writing standard output.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,8 @@ pub enum CliError {
     Usage(String),
     /// An input file is not what it should be (a `.kms` syntax error, bad JSON, ...).
     Input { path: PathBuf, message: String },
+    /// Standard output could not be written (a full disk, a closed file).
+    Stdout(std::io::Error),
 }
 
 impl fmt::Display for CliError {
@@ -23,6 +26,7 @@ impl fmt::Display for CliError {
             CliError::Io { path, err } => write!(f, "{}: {err}", path.display()),
             CliError::Usage(message) => write!(f, "{message}"),
             CliError::Input { path, message } => write!(f, "{}: {message}", path.display()),
+            CliError::Stdout(err) => write!(f, "writing standard output: {err}"),
         }
     }
 }
@@ -35,12 +39,24 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, CliError> {
     })
 }
 
-/// Writes a file, naming it in the error.
+/// Replaces a file whole (a temporary file beside it, renamed into place),
+/// naming it in the error; on any error the old file is left as it was.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes).map_err(|err| CliError::Io {
+    kmst_harness::corpus::replace::replace_file(path, bytes).map_err(|err| CliError::Io {
         path: path.to_owned(),
         err,
     })
+}
+
+/// Writes `text` to standard output and flushes it. A closed pipe
+/// (`kmst ... | head`) is not an error; any other failure (`>/dev/full`) is.
+pub fn print_out(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::Stdout(e)),
+        _ => Ok(()),
+    }
 }
 
 /// An upload from a file: a `.kms` file is assembled, anything else is read as bytes.

@@ -5,14 +5,13 @@
 //! stderr), 2 for a usage or I/O error. The measuring lives in
 //! [`kmst_harness::compare`].
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kmst_harness::answers::{Implementation, UnknownImplementation};
 use kmst_harness::compare::{self, CompareError, Settings, Workload};
 
-use crate::common::{CliError, read_file, write_file};
+use crate::common::{CliError, print_out, read_file, write_file};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -128,18 +127,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let settings = settings(&args)?;
     let variants = variants(&args)?;
     let workloads = workloads(&args)?;
-    let tty = std::io::stderr().is_terminal();
-    let mut progress = |msg: &str| {
-        if tty {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K{msg}");
-            let _ = err.flush();
-        }
-    };
-    let outcome = compare::compare(&workloads, &variants, settings, &mut progress);
-    if tty {
-        eprint!("\r\x1b[2K");
-    }
+    let line = crate::progress::Line::new();
+    let outcome = compare::compare(&workloads, &variants, settings, &mut |msg: &str| {
+        line.show(msg)
+    });
+    line.clear();
     let report = match outcome {
         Ok(r) => r,
         Err(e @ CompareError::Disagreement { .. }) => {
@@ -160,10 +152,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         compare::render_table(&report)
     };
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::Usage(format!("writing the report: {e}")))
-        }
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,13 +1,13 @@
 //! `kmst corpus write` and `kmst corpus check`: regenerate or verify the golden
 //! corpus of reference streams (library: `kmst_harness::corpus`, format: docs/corpus.md).
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kmst_harness::corpus::{self, CorpusError};
 
-use crate::common::CliError;
+use crate::common::{CliError, print_out};
+use crate::progress::Line;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -47,42 +47,42 @@ fn corpus_err(err: CorpusError) -> CliError {
     }
 }
 
-/// A one-line progress display on standard error, only when it is a terminal.
+/// `[done/total] name` on the progress line.
 struct Progress {
-    on: bool,
+    line: Line,
     total: usize,
 }
 
 impl Progress {
     fn new(total: usize) -> Progress {
         Progress {
-            on: std::io::stderr().is_terminal(),
+            line: Line::new(),
             total,
         }
     }
 
     fn show(&self, done: usize, name: &str) {
-        if self.on {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[K[{done}/{}] {name}", self.total);
-            let _ = err.flush();
-        }
+        self.line.show(&format!("[{done}/{}] {name}", self.total));
     }
 
-    /// Clears the line before a message is printed, or at the end.
     fn clear(&self) {
-        if self.on {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
-        }
+        self.line.clear();
     }
 }
 
+/// The streams to work on: `names`, or every `.kms` in `dir`; none is an error.
 fn names_in(dir: &Path, names: Vec<String>) -> Result<Vec<String>, CliError> {
-    if names.is_empty() {
-        corpus::stream_names(dir).map_err(corpus_err)
-    } else {
-        Ok(names)
+    if !names.is_empty() {
+        return Ok(names);
     }
+    let found = corpus::stream_names(dir).map_err(corpus_err)?;
+    if found.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{}: no `.kms` streams in this directory",
+            dir.display()
+        )));
+    }
+    Ok(found)
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -103,7 +103,7 @@ fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliErr
             contradicted += 1;
             progress.clear();
             for m in &found {
-                println!("{m}");
+                print_out(&format!("{m}\n"))?;
             }
         }
     }
@@ -150,7 +150,7 @@ fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
             failing += 1;
             progress.clear();
             for m in &found {
-                println!("{m}");
+                print_out(&format!("{m}\n"))?;
             }
         }
     }

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::common::CliError;
-use kmst_harness::fuzzing::seeds::{all_seeds, dictionary, write_seeds};
+use crate::common::{CliError, print_out, write_file};
+use kmst_harness::fuzzing::seeds::{all_seeds, dictionary};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,12 +24,21 @@ pub struct Args {
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let seeds = all_seeds(&args.corpus).map_err(|e| CliError::Usage(e.to_string()))?;
-    let n = write_seeds(&args.out, &seeds).map_err(|e| CliError::Usage(e.to_string()))?;
-    crate::common::write_file(&args.dict, dictionary().as_bytes())?;
-    println!(
-        "wrote {n} seeds under {} and the dictionary {}",
+    // Each seed replaces its file whole (common::write_file).
+    for s in &seeds {
+        let dir = args.out.join(s.target.name());
+        std::fs::create_dir_all(&dir).map_err(|err| CliError::Io {
+            path: dir.clone(),
+            err,
+        })?;
+        write_file(&dir.join(&s.name), &s.bytes)?;
+    }
+    write_file(&args.dict, dictionary().as_bytes())?;
+    print_out(&format!(
+        "wrote {} seeds under {} and the dictionary {}\n",
+        seeds.len(),
         args.out.display(),
         args.dict.display()
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }

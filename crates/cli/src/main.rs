@@ -9,6 +9,7 @@ mod corpus_cmd;
 mod fuzz_seeds_cmd;
 mod plot;
 mod profile_cmd;
+mod progress;
 mod replay_cmd;
 mod run_cmd;
 
@@ -46,8 +47,53 @@ enum Command {
     FuzzSeeds(fuzz_seeds_cmd::Args),
 }
 
+/// clap's usage error as one line: its message, the missing arguments and
+/// its tip joined, then the usage and a pointer to `--help`; exit 2.
+fn usage_error(err: &clap::Error) -> String {
+    let text = err.to_string();
+    let mut parts = Vec::new();
+    let mut usage = None;
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(u) = line.strip_prefix("Usage: ") {
+            usage = Some(u.to_owned());
+        } else if !line.starts_with("For more information") {
+            parts.push(line.strip_prefix("error: ").unwrap_or(line).to_owned());
+        }
+    }
+    let mut line = String::new();
+    for part in parts {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(&part);
+    }
+    match usage {
+        Some(u) => line.push_str(&format!(" (usage: {u}; see --help)")),
+        None => line.push_str(" (see --help)"),
+    }
+    line
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if !err.use_stderr() => {
+            // --help and --version: clap prints them whole, exit 0.
+            let _ = err.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(err)
+            if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            // Plain `kmst`: the help, on stderr, exit 2.
+            let _ = err.print();
+            return ExitCode::from(2);
+        }
+        Err(err) => {
+            eprintln!("kmst: {}", usage_error(&err));
+            return ExitCode::from(2);
+        }
+    };
     let outcome = match cli.command {
         Command::Asm(args) => asm_cmd::asm(args),
         Command::Disasm(args) => asm_cmd::disasm(args),

@@ -9,10 +9,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kmst::exec::Dispatch;
-use kmst_harness::profile::{self, ProfileError};
+use kmst_harness::corpus::replace::Replacement;
+use kmst_harness::profile::{self, ProfileError, trace};
 
-use crate::common::{CliError, load_stream};
-use crate::run_cmd::{ParamsArgs, build_params_on};
+use crate::common::{CliError, load_stream, print_out};
+use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,14 +25,20 @@ pub struct Args {
     #[arg(long, default_value = "tail")]
     pub dispatch: String,
     /// The turn budget (micro-ops per turn; the same as --turn-budget).
-    #[arg(long, conflicts_with = "sweep")]
-    pub budget: Option<u32>,
-    /// Run once per turn budget and tabulate: N,N,...
-    #[arg(long, value_delimiter = ',', num_args = 1)]
-    pub sweep: Option<Vec<u32>>,
-    /// Write a Chrome trace-event / Perfetto JSON file (1 pass = 1 us).
+    #[arg(long, conflicts_with = "sweep", value_parser = in_range::<1, U32>)]
+    pub budget: Option<u64>,
+    /// Run once per turn budget and tabulate: N,N,... (each 1..=4294967295).
+    #[arg(long, value_delimiter = ',', num_args = 1, value_parser = in_range::<1, U32>)]
+    pub sweep: Option<Vec<u64>>,
+    /// Write a Chrome trace-event / Perfetto JSON file (1 pass = 1 us), as
+    /// the run goes.
     #[arg(long, conflicts_with = "sweep")]
     pub trace: Option<PathBuf>,
+    /// The largest trace to write: bytes, or with a K, M or G suffix (KiB,
+    /// MiB, GiB). A trace that reaches it ends there, still valid JSON, with
+    /// a note on standard error.
+    #[arg(long, default_value = "1G", value_parser = parse_size, requires = "trace")]
+    pub trace_limit: u64,
     /// Print JSON instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -51,10 +58,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let (upload, base) = load_stream(&args.file)?;
     let mut params = build_params_on(base, &args.params)?;
     if let Some(b) = args.budget {
-        if b == 0 {
-            return Err(CliError::Usage("--budget must be at least 1".into()));
-        }
-        params.turn_budget = b;
+        params.turn_budget = b as u32; // in_range: 1..=u32::MAX
     }
     let dispatch: Dispatch = args
         .dispatch
@@ -62,12 +66,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .map_err(|e: kmst::exec::UnknownDispatch| CliError::Usage(format!("--dispatch: {e}")))?;
 
     if let Some(budgets) = &args.sweep {
-        if budgets.contains(&0) {
-            return Err(CliError::Usage(
-                "--sweep: a budget must be at least 1".into(),
-            ));
-        }
-        let rows = profile::sweep(&upload, &params, dispatch, budgets)
+        let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
+        let rows = profile::sweep(&upload, &params, dispatch, &budgets)
             .map_err(|e| profile_error(&args.file, e))?;
         if args.json {
             let v = serde_json::json!({"dispatch": dispatch.name(), "sweep": rows});
@@ -78,16 +78,35 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
 
-    let run = profile::profile(&upload, &params, dispatch, args.trace.is_some())
-        .map_err(|e| profile_error(&args.file, e))?;
-    if let Some(path) = &args.trace {
-        let io = |err| CliError::Io {
-            path: path.clone(),
-            err,
-        };
-        let file = std::fs::File::create(path).map_err(io)?;
-        profile::trace::write(&run, std::io::BufWriter::new(file)).map_err(io)?;
-    }
+    let run = match &args.trace {
+        None => profile::profile(&upload, &params, dispatch, false)
+            .map_err(|e| profile_error(&args.file, e))?,
+        Some(path) => {
+            let io = |err| CliError::Io {
+                path: path.clone(),
+                err,
+            };
+            // Written beside the old file and renamed over it once whole.
+            let mut file = Replacement::create(path).map_err(io)?;
+            let (run, end) =
+                trace::profile_traced(&upload, &params, dispatch, &mut file, args.trace_limit)
+                    .map_err(|e| match e {
+                        trace::TraceError::Profile(e) => profile_error(&args.file, e),
+                        trace::TraceError::Io(err) => io(err),
+                    })?;
+            file.commit().map_err(io)?;
+            if let Some(pass) = end.limited_at {
+                eprintln!(
+                    "kmst: note: the trace reached --trace-limit ({} bytes) in pass {pass} of the {} \
+                     simulated; {} holds the run up to there (raise --trace-limit for more)",
+                    args.trace_limit,
+                    run.observer.pass_end,
+                    path.display()
+                );
+            }
+            run
+        }
+    };
     if args.json {
         print_out(&format!("{}\n", pretty(&run.profile)))?;
     } else {
@@ -100,13 +119,43 @@ fn pretty<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string_pretty(v).expect("a profile prints as JSON")
 }
 
-/// Writes to stdout; a closed pipe (`kmst profile ... | head`) is not an error.
-fn print_out(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::Usage(format!("writing the output: {e}")))
+/// A size in bytes: `N`, `NK`, `NM` or `NG` (KiB, MiB, GiB).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => {
+            return Err(format!(
+                "`{text}`: expected bytes, or a number with K, M or G"
+            ));
         }
-        _ => Ok(()),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`{text}`: expected a size from 1 byte to 16 EiB (N, NK, NM or NG)"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes() {
+        use super::parse_size;
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("3m"), Ok(3 << 20));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        for bad in ["", "0", "G", "1T", "-1", "1.5G", "99999999999G"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -3,12 +3,12 @@
 //! what the implementations agreed on, or the divergence report.
 //! Exit 0 when they agree, 1 on a divergence, 2 on a usage or I/O error.
 
-use std::io::Write as _;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::common::{CliError, read_file};
+use crate::common::{CliError, print_out, read_file};
 use kmst_harness::fuzzing::Target;
 use kmst_harness::fuzzing::report::params_json;
 use kmst_harness::fuzzing::targets::decode_input;
@@ -25,6 +25,43 @@ pub struct Args {
     /// Also print the upload the input stands for (as `.kms`) and its parameters.
     #[arg(long)]
     disasm: bool,
+    /// Keep the input as a regression test: copy it to
+    /// `REGRESSIONS/TARGET/NAME` (before it runs, so a crash is kept too);
+    /// `cargo test -p kmst-harness --test fuzz_corpus` replays it from then on.
+    #[arg(long)]
+    keep: bool,
+    /// Where `--keep` puts it.
+    #[arg(long, default_value = "fuzz/regressions", requires = "keep")]
+    regressions: PathBuf,
+}
+
+/// `--keep`: the input under `regressions/TARGET/` by its file name.
+fn keep(args: &Args, target: Target, data: &[u8]) -> Result<(), CliError> {
+    let dir = args.regressions.join(target.name());
+    std::fs::create_dir_all(&dir).map_err(|err| CliError::Io {
+        path: dir.clone(),
+        err,
+    })?;
+    let name = args
+        .artifact
+        .file_name()
+        .ok_or_else(|| CliError::Usage("the artifact path has no file name".into()))?;
+    let path = dir.join(name);
+    match std::fs::read(&path) {
+        Ok(old) if old == data => {}
+        Ok(_) => {
+            return Err(CliError::Usage(format!(
+                "{} exists with other contents; rename the artifact to keep both",
+                path.display()
+            )));
+        }
+        Err(_) => crate::common::write_file(&path, data)?,
+    }
+    eprintln!(
+        "kmst: kept as {}; `cargo test -p kmst-harness --test fuzz_corpus` replays it",
+        path.display()
+    );
+    Ok(())
 }
 
 /// The target named by a directory of `path`, innermost first.
@@ -48,16 +85,20 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         })?,
     };
     let data = read_file(&args.artifact)?;
-    // A closed pipe (`| head`) is not an error: the outcome is the exit code.
-    let mut out = std::io::stdout().lock();
+    if args.keep {
+        keep(&args, target, &data)?;
+    }
+    let mut out = String::new();
     if args.disasm {
         let (upload, params) = decode_input(target, &data);
         if let Some(p) = params {
             let _ = writeln!(out, "; params: {}", params_json(&p));
         }
         let _ = write!(out, "{}", kmst::asm::disassemble(&upload));
+        // Printed before the run: a crash input ends the process in it.
+        print_out(&std::mem::take(&mut out))?;
     }
-    match kmst_harness::fuzzing::run(target, &data) {
+    let code = match kmst_harness::fuzzing::run(target, &data) {
         Ok(agreement) => {
             let _ = writeln!(
                 out,
@@ -65,11 +106,13 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
                 args.artifact.display(),
                 data.len()
             );
-            Ok(ExitCode::SUCCESS)
+            ExitCode::SUCCESS
         }
         Err(divergence) => {
             let _ = writeln!(out, "{}: {divergence}", args.artifact.display());
-            Ok(ExitCode::from(1))
+            ExitCode::from(1)
         }
-    }
+    };
+    print_out(&out)?;
+    Ok(code)
 }

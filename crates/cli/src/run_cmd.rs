@@ -1,16 +1,21 @@
 //! `kmst run`: simulate one stream and print its answer (a summary, or the S24 JSON).
 //!
-//! The parameters come from `--params FILE.json` (a bare params object or a
-//! whole saved answer), then the flags override them; they are validated (S25)
+//! The parameters are merged key by key: the defaults, then a `.kms`
+//! source's `;@ params`, then the keys of `--params FILE.json` (a params
+//! object or a whole saved answer), then the flags; they are validated (S25)
 //! before anything runs.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kmst::exec::{Dispatch, simulate_observed};
 use kmst::reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
 use kmst_harness::answers::{DifferentialOracle, Implementation};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::common::{CliError, read_file};
+use crate::progress::{self, PassCounter, group};
+
+use crate::common::{CliError, print_out, read_file};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,30 +42,30 @@ pub struct ParamsArgs {
     /// Result model: zero, sequence, arg:K or table:V,V,...
     #[arg(long)]
     pub result: Option<String>,
-    /// Deadline of every command in passes (replaces the header's).
-    #[arg(long)]
+    /// Deadline of every command in passes (replaces the header's); at least 1.
+    #[arg(long, value_parser = in_range::<1, U64>)]
     pub deadline_passes: Option<u64>,
-    /// Deadline for a header deadline of 0.
-    #[arg(long)]
+    /// Deadline for a header deadline of 0; at least 1.
+    #[arg(long, value_parser = in_range::<1, U64>)]
     pub default_deadline_passes: Option<u64>,
     /// Deliver a cancel in this pass.
-    #[arg(long)]
+    #[arg(long, value_parser = in_range::<0, U64>)]
     pub cancel_pass: Option<u64>,
-    /// Grid size.
-    #[arg(long)]
-    pub core_count: Option<u32>,
-    /// TIME returns pass * ticks_per_pass.
-    #[arg(long)]
-    pub ticks_per_pass: Option<u32>,
-    /// Stop a run that has not ended after this many passes.
-    #[arg(long)]
+    /// Grid size, 1..=65535 (the group fields are 16 bits).
+    #[arg(long, value_parser = in_range::<1, 65535>)]
+    pub core_count: Option<u64>,
+    /// TIME returns pass * ticks_per_pass; 0..=4294967295.
+    #[arg(long, value_parser = in_range::<0, U32>)]
+    pub ticks_per_pass: Option<u64>,
+    /// Stop a run that has not ended after this many passes; at least 1.
+    #[arg(long, value_parser = in_range::<1, U64>)]
     pub max_passes: Option<u64>,
     /// The largest upload the check accepts.
-    #[arg(long)]
+    #[arg(long, value_parser = in_range::<0, U64>)]
     pub region_size: Option<u64>,
-    /// Micro-ops per stream turn.
-    #[arg(long)]
-    pub turn_budget: Option<u32>,
+    /// Micro-ops per stream turn, 1..=4294967295.
+    #[arg(long, value_parser = in_range::<1, U32>)]
+    pub turn_budget: Option<u64>,
     /// Parameters from a JSON file: a params object or a saved answer (its `params`).
     #[arg(long)]
     pub params: Option<PathBuf>,
@@ -70,7 +75,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let dispatch = dispatch(&args.dispatch)?;
     let (upload, base) = crate::common::load_stream(&args.file)?;
     let params = build_params_on(base, &args.params)?;
-    let answer = dispatch.simulate(&upload, &params);
+    // The passes simulated, counted by the fast kernel (also for the
+    // reference model, which gives the same answer but has no hooks).
+    let passes = AtomicU64::new(0);
+    let counted = |d| simulate_observed(&upload, &params, d, &mut PassCounter(&passes));
+    let what = format!("kmst run {}", args.file.display());
+    let answer =
+        progress::while_running(&what, Some(&passes), params.max_passes, || match dispatch {
+            Implementation::Fast(d) => counted(d),
+            Implementation::Reference => {
+                let answer = dispatch.simulate(&upload, &params);
+                counted(Dispatch::Tail);
+                answer
+            }
+        });
+    let simulated = passes.load(Ordering::Relaxed);
     if args.json {
         let value = answer
             .to_json_value()
@@ -78,20 +97,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let text = serde_json::to_string_pretty(&value).expect("a JSON value prints");
         print_out(&format!("{text}\n"))?;
     } else {
-        print_out(&summary(&answer, &upload))?;
+        print_out(&summary(&answer, &upload, simulated))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes to stdout; a closed pipe (`kmst run ... | head`) is not an error.
-fn print_out(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::Usage(format!("writing the output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// The implementation `--dispatch NAME` chooses.
@@ -100,8 +108,9 @@ pub fn dispatch(name: &str) -> Result<Implementation, CliError> {
         .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))
 }
 
-/// The run's parameters: `base` (the defaults, or a `.kms` source's
-/// `;@ params`), replaced by `--params` when given, then the flags; validated (S25).
+/// The run's parameters, merged key by key: `base` (the defaults, or a
+/// `.kms` source's `;@ params`), then the keys `--params FILE` gives, then the
+/// flags; validated (S25).
 pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliError> {
     let mut p = match &args.params {
         None => base,
@@ -115,7 +124,15 @@ pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliErr
                 serde_json::from_slice(&text).map_err(|e| input(e.to_string()))?;
             // A saved answer carries its params under `params`.
             let object = value.get("params").unwrap_or(&value);
-            Params::from_json_value(object).map_err(|e| input(e.to_string()))?
+            let keys = object
+                .as_object()
+                .ok_or_else(|| input("parameters must be a JSON object".into()))?;
+            // Key by key: the file's keys over the base's (a source's `;@ params`).
+            let mut merged = base.to_json_value().map_err(|e| input(e.to_string()))?;
+            for (k, v) in keys {
+                merged[k] = v.clone();
+            }
+            Params::from_json_value(&merged).map_err(|e| input(e.to_string()))?
         }
     };
     let usage = |e: kmst::reference::ParamsError| CliError::Usage(e.to_string());
@@ -134,11 +151,12 @@ pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliErr
     if let Some(v) = args.cancel_pass {
         p.cancel_pass = Some(v);
     }
+    // in_range has bounded these to u32.
     if let Some(v) = args.core_count {
-        p.core_count = v;
+        p.core_count = v as u32;
     }
     if let Some(v) = args.ticks_per_pass {
-        p.ticks_per_pass = v;
+        p.ticks_per_pass = v as u32;
     }
     if let Some(v) = args.max_passes {
         p.max_passes = v;
@@ -147,16 +165,37 @@ pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliErr
         p.region_size = v;
     }
     if let Some(v) = args.turn_budget {
-        p.turn_budget = v;
+        p.turn_budget = v as u32;
     }
     p.validate().map_err(usage)?;
     Ok(p)
 }
 
+/// The largest u64 and u32, for [`in_range`].
+pub const U64: u64 = u64::MAX;
+pub const U32: u64 = u32::MAX as u64;
+
+/// An integer flag in `LO..=HI` (its range by S25); the error states the range.
+pub fn in_range<const LO: u64, const HI: u64>(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u128>() {
+        Ok(v) if (u128::from(LO)..=u128::from(HI)).contains(&v) => Ok(v as u64),
+        Ok(_) => Err(format!("{text} is not in {LO}..={HI}")),
+        Err(_) => Err(format!("expected an integer in {LO}..={HI}")),
+    }
+}
+
 fn bad(param: &'static str, text: &str) -> kmst::reference::ParamsError {
     kmst::reference::ParamsError {
         param,
-        message: format!("cannot read `{text}`"),
+        message: format!(
+            "cannot read `{text}`: expected {}",
+            if param == "delay" {
+                "N, never, cycle:BASE:MOD or table:V,V,... with N, BASE, V in 0..=4294967295 \
+                 (V may be never) and MOD in 1..=4294967295"
+            } else {
+                "zero, sequence, arg:K with K in 0..=9, or table:V,V,... with V in 0..=4294967295"
+            }
+        ),
     }
 }
 
@@ -217,7 +256,6 @@ fn kind_name(k: u8) -> &'static str {
     }
 }
 
-/// The readable summary of a run.
 /// The micro-op at `pc` as assembly, when the upload has one there (an error's
 /// pc may be `op_count`, past the last micro-op, or 0 of a bad header).
 fn op_at(upload: &[u8], pc: u32) -> Option<String> {
@@ -230,7 +268,8 @@ fn op_at(upload: &[u8], pc: u32) -> Option<String> {
     Some(kmst::asm::format_op(&kmst::format::MicroOp::read(bytes)))
 }
 
-fn summary(r: &SimResult, upload: &[u8]) -> String {
+/// The readable summary of a run.
+fn summary(r: &SimResult, upload: &[u8], simulated: u64) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let status = match r.status {
@@ -239,7 +278,13 @@ fn summary(r: &SimResult, upload: &[u8]) -> String {
         Status::Stuck => "stuck",
     };
     let _ = writeln!(s, "status:   {status}");
-    let _ = writeln!(s, "passes:   {}", r.passes);
+    // S16's `passes` counts to the last event; say how many ran too.
+    let _ = writeln!(
+        s,
+        "passes:   {} (S16: the last event's pass + 1; {} simulated)",
+        group(r.passes),
+        group(simulated)
+    );
     let _ = writeln!(s, "commands: {}", r.commands.len());
     let _ = writeln!(s, "events:   {}", r.events.len());
     if let Some(e) = r.check {
@@ -277,6 +322,25 @@ fn summary(r: &SimResult, upload: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_flags_state_their_range() {
+        assert_eq!(in_range::<1, 65535>("65535"), Ok(65535));
+        assert_eq!(
+            in_range::<1, 65535>("4294967296").unwrap_err(),
+            "4294967296 is not in 1..=65535"
+        );
+        assert_eq!(
+            in_range::<1, 65535>("0").unwrap_err(),
+            "0 is not in 1..=65535"
+        );
+        assert_eq!(
+            in_range::<0, U32>("-1").unwrap_err(),
+            "expected an integer in 0..=4294967295"
+        );
+        assert_eq!(in_range::<1, U64>("18446744073709551615"), Ok(u64::MAX));
+        assert!(in_range::<1, U64>("18446744073709551616").is_err());
+    }
 
     #[test]
     fn delay_flags() {

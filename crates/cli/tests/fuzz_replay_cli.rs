@@ -67,3 +67,42 @@ fn usage_and_io_errors_exit_2() {
     let (code, _, _) = kmst(&["replay", "/nonexistent/check/x"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn keep_makes_the_input_a_regression_input() {
+    let mut input = CheckPrefix::plain().0.to_vec();
+    input.extend_from_slice(&job_example().encode());
+    let path = temp("keep/artifacts/check", "crash-abc", &input);
+    let regressions = common::fresh_dir("replay-cli", "keep-regressions");
+    let args = [
+        "replay",
+        s(&path),
+        "--keep",
+        "--regressions",
+        s(&regressions),
+    ];
+    let (code, out, err) = kmst(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    // Under its target's directory, by its file name, byte for byte.
+    let kept = regressions.join("check/crash-abc");
+    assert_eq!(std::fs::read(&kept).unwrap(), input);
+    assert!(
+        err.contains("cargo test -p kmst-harness --test fuzz_corpus"),
+        "{err}"
+    );
+    // Again: the same bytes are already kept, fine.
+    let (code, _, err) = kmst(&args);
+    assert_eq!(code, 0, "{err}");
+    // Another input by the same name is not overwritten.
+    let other = temp("keep/artifacts/check", "crash-abc", b"other");
+    let (code, _, err) = kmst(&[
+        "replay",
+        s(&other),
+        "--keep",
+        "--regressions",
+        s(&regressions),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("exists with other contents"), "{err}");
+    assert_eq!(std::fs::read(&kept).unwrap(), input);
+}

@@ -83,3 +83,109 @@ fn the_summary_names_the_error_and_its_micro_op() {
         "{out}"
     );
 }
+
+/// `top: jmp top`: never ends, posts no event.
+fn forever_file(params: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kmst-run-cli-forever-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("forever.kms");
+    std::fs::write(
+        &path,
+        format!("{params}.stream max_steps=4000000000 seed=1\ntop: jmp top\n"),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn the_summary_says_how_many_passes_ran() {
+    // Stuck in passes 0..=1199 (max_passes 1200 by directive, S16): no event,
+    // so S16's `passes` is 0, and 1,200 passes were simulated.
+    let file = forever_file(";@ params {\"max_passes\": 1200}\n");
+    let (code, out, err) = kmst(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("status:   stuck"), "{out}");
+    assert!(
+        out.contains("passes:   0 (S16: the last event's pass + 1; 1,200 simulated)"),
+        "{out}"
+    );
+    // The reference model says the same.
+    let (_, reference, _) = kmst(&["run", file.to_str().unwrap(), "--dispatch", "reference"]);
+    assert_eq!(reference, out);
+    // Piped, stderr shows no progress line.
+    assert_eq!(err, "");
+}
+
+#[test]
+fn params_merge_key_by_key() {
+    let file = stream_file(); // `;@ params {"delay": 3}`
+    let file = file.to_str().unwrap();
+    let dir = std::env::temp_dir().join(format!("kmst-run-cli-params-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let other = dir.join("other.json");
+    std::fs::write(&other, r#"{"core_count": 8}"#).unwrap();
+    // The file names core_count only: the directive's delay 3 stays, passes 5
+    // (worked out in the_directive_gives_the_delay_and_a_flag_overrides_it).
+    let (code, out, err) = kmst(&["run", file, "--params", other.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            v["params"]["delay"].as_u64(),
+            v["params"]["core_count"].as_u64()
+        ),
+        (Some(3), Some(8))
+    );
+    assert_eq!(passes(&out), 5);
+    // The file's delay 0 over the directive's 3: passes 2.
+    let zero = dir.join("zero.json");
+    std::fs::write(&zero, r#"{"delay": 0}"#).unwrap();
+    let (_, out, _) = kmst(&["run", file, "--params", zero.to_str().unwrap(), "--json"]);
+    assert_eq!(passes(&out), 2);
+    // A flag over both: delay 1 acknowledges the SUBMIT of pass 0 in the
+    // sweep of pass 0 + 1 + 1 = 2 (S12); HALT in pass 2, passes 3.
+    let (_, out, _) = kmst(&[
+        "run",
+        file,
+        "--params",
+        zero.to_str().unwrap(),
+        "--delay",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(passes(&out), 3);
+    // A bad key in the file is an error naming it.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"speed": 1}"#).unwrap();
+    let (code, _, err) = kmst(&["run", file, "--params", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("speed"), "{err}");
+}
+
+#[test]
+fn a_long_run_shows_progress_on_a_terminal() {
+    // `script` gives the run a terminal; `timeout` ends it after 2 s.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no `script` here: skipped");
+        return;
+    }
+    let file = forever_file("");
+    let cmd = format!(
+        "{} run {} --max-passes 18446744073709551615 --turn-budget 1 >/dev/null",
+        env!("CARGO_BIN_EXE_kmst"),
+        file.display()
+    );
+    let out = std::process::Command::new("timeout")
+        .args(["2", "script", "-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("timeout and script run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("pass ") && text.contains("of at most 18,446,744,073,709,551,615"),
+        "{text}"
+    );
+}

@@ -13,20 +13,52 @@ fn per(total: f64, count: u64) -> f64 {
     }
 }
 
-/// A number in a table cell: three significant figures, plain notation.
+/// A number in a table cell: three significant figures (all the integer
+/// digits from 1,000 up, with thousands separators), plain notation down to
+/// 0.001, scientific below.
 fn fmt3(v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
     let a = v.abs();
-    if a >= 100.0 {
+    if a >= 999.5 {
+        let sign = if v < 0.0 { "-" } else { "" };
+        format!("{sign}{}", fmt_count(a.round() as u64))
+    } else if a >= 100.0 {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")
     } else if a >= 1.0 {
         format!("{v:.2}")
+    } else if a == 0.0 {
+        "0".into()
+    } else if a < 0.001 {
+        // Tiny (the reference's speed-up over a fast variant): 4.94e-6.
+        format!("{v:.2e}")
     } else {
-        format!("{v:.3}")
+        // Below 1: three significant figures (0.00312, not 0.003).
+        let decimals = (2 - a.log10().floor() as i32).max(3) as usize;
+        format!("{v:.decimals$}")
+    }
+}
+
+#[cfg(test)]
+mod fmt_tests {
+    use super::fmt3;
+
+    #[test]
+    fn three_significant_figures() {
+        assert_eq!(fmt3(123_456_789.4), "123,456,789");
+        assert_eq!(fmt3(1_000.0), "1,000");
+        assert_eq!(fmt3(999.4), "999");
+        assert_eq!(fmt3(12.345), "12.3");
+        assert_eq!(fmt3(1.5), "1.50");
+        assert_eq!(fmt3(0.5), "0.500");
+        assert_eq!(fmt3(0.0312), "0.0312");
+        assert_eq!(fmt3(0.001_234), "0.00123");
+        assert_eq!(fmt3(0.000_004_94), "4.94e-6");
+        assert_eq!(fmt3(0.0), "0");
+        assert_eq!(fmt3(f64::NAN), "-");
     }
 }
 

@@ -14,7 +14,9 @@
 //! - [`expect`]: the hand-worked `;@ expect` parts an answer must contain;
 //! - [`render`]: the fixed, readable layout of a saved `.json`;
 //! - [`replay`]: checking saved answers against every implementation, and
-//!   writing them.
+//!   writing them;
+//! - [`replace`]: replacing a file whole or not at all (every tool that
+//!   writes over a file uses it).
 //!
 //! Sources and their directives are read with [`crate::answers::Source`];
 //! answers are compared with [`crate::answers::first_difference`].
@@ -27,6 +29,7 @@ use crate::answers::{Source, SourceError};
 pub mod answer;
 pub mod expect;
 pub mod render;
+pub mod replace;
 pub mod replay;
 
 pub use answer::{answer_part, reference_answer};

@@ -207,9 +207,9 @@ pub fn write_stream(dir: &Path, name: &str, force: bool) -> Result<Vec<Mismatch>
     }
     if contradictions.is_empty() || force {
         let bin = dir.join(format!("{name}.bin"));
-        std::fs::write(&bin, &upload).map_err(io_err(&bin))?;
+        super::replace::replace_file(&bin, &upload).map_err(io_err(&bin))?;
         let json = dir.join(format!("{name}.json"));
-        std::fs::write(&json, render(&answer)).map_err(io_err(&json))?;
+        super::replace::replace_file(&json, render(&answer).as_bytes()).map_err(io_err(&json))?;
     }
     Ok(contradictions
         .into_iter()
