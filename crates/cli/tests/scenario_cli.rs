@@ -279,3 +279,27 @@ fn help_explains() {
         assert!(out.contains(word), "`{word}` not in\n{out}");
     }
 }
+
+#[test]
+fn the_examples_run_alike_everywhere() {
+    // corpus/scenario-examples/: each runs (exit 0) and every dispatch prints
+    // the reference model's answer.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/scenario-examples");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        seen += 1;
+        let (code, reference, err) =
+            kmst(&["scenario", arg(&path), "--dispatch", "reference", "--json"]);
+        assert_eq!(code, 0, "{}: {err}", path.display());
+        for d in ["tail", "switch", "threaded"] {
+            let (code, out, err) = kmst(&["scenario", arg(&path), "--dispatch", d, "--json"]);
+            assert_eq!(code, 0, "{}: {err}", path.display());
+            assert_eq!(json_of(&out), json_of(&reference), "{} {d}", path.display());
+        }
+    }
+    assert!(seen >= 3, "{seen} examples in {}", dir.display());
+}
