@@ -12,6 +12,7 @@ mod profile_cmd;
 mod progress;
 mod replay_cmd;
 mod run_cmd;
+mod scenario_cmd;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,8 @@ enum Command {
     Check(check_cmd::Args),
     /// Simulate a stream with the reference model or a fast dispatch variant.
     Run(Box<run_cmd::Args>),
+    /// Run a kernel scenario (several streams and the host) from a JSON file.
+    Scenario(scenario_cmd::Args),
     /// Regenerate or verify the golden corpus of reference streams.
     Corpus(corpus_cmd::Args),
     /// Run every dispatch variant and the reference model on workloads and compare speed.
@@ -99,6 +102,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => asm_cmd::disasm(args),
         Command::Check(args) => check_cmd::run(args),
         Command::Run(args) => run_cmd::run(*args),
+        Command::Scenario(args) => scenario_cmd::run(args),
         Command::Corpus(args) => corpus_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args),
         Command::Profile(args) => profile_cmd::run(*args),

@@ -4,6 +4,8 @@
 //! - [`format`]: the upload layout, encode and decode.
 //! - [`check`]: the optimized checker.
 //! - [`builder`]: the stream builder (S7..S9).
+//! - [`scenario`]: the kernel-scenario builder and the scenario file with
+//!   `.bin` or `.kms` uploads (S26..S36).
 //! - [`asm`] (feature `asm`, default): the `.kms` assembler and disassembler
 //!   (`docs/asm.md`).
 //! - [`exec`]: the fast interpreter (tail-call, switch, threaded) and fast kernel;
@@ -29,6 +31,7 @@ pub mod check;
 pub mod exec;
 pub mod format;
 pub mod ops;
+pub mod scenario;
 
 pub use exec::{Dispatch, Observer, TurnEnd, simulate as simulate_with};
 pub use kmst_reference as reference;
