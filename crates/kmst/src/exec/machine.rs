@@ -317,8 +317,35 @@ impl Machine {
         TurnEnd::Error(e)
     }
 
-    /// One turn of stream `i` (S17). Returns the micro-ops it ran and why it ended.
-    fn turn<O: Observer>(&mut self, i: usize, dispatch: Dispatch, obs: &mut O) -> (u32, TurnEnd) {
+    /// Whether the pass after the current one is a quick pass for stream
+    /// `i`, the one active stream, whose turn just used its whole budget:
+    /// no slot can be acknowledged or late, no host command is due, the
+    /// queue is empty (so its turn does nothing) and the stream has a whole
+    /// budget of steps left (module doc).
+    fn next_pass_is_quick(&self, i: usize) -> bool {
+        let next = self.kernel.pass + 1;
+        let s = &self.streams[i];
+        self.kernel.queue.len() == 0
+            && next < self.kernel.next_change
+            && next < self.params.max_passes
+            && self.cancel_pass != Some(next)
+            && self.host.next_due() > next
+            && u64::from(s.max_steps - s.steps) >= 2 * u64::from(self.params.turn_budget)
+    }
+
+    /// One turn of stream `i` (S17). Returns the micro-ops it ran and why it
+    /// ended. With `quick` (the pass loop's quick path: `i` is the one active
+    /// stream and nothing else can happen), a turn that uses its whole
+    /// budget ends its pass and the next quick pass's turn runs at once,
+    /// without the trip through the pass loop; `kernel.pass` says which pass
+    /// the last turn was in.
+    fn turn<O: Observer>(
+        &mut self,
+        i: usize,
+        dispatch: Dispatch,
+        obs: &mut O,
+        quick: bool,
+    ) -> (u32, TurnEnd) {
         let budget = self.params.turn_budget;
         if budget == 0 {
             // Out of range (S25); like the reference model, a turn that runs nothing.
@@ -344,37 +371,55 @@ impl Machine {
         let program = &self.programs[usize::from(s.program)];
         let base = program.insts.as_ptr();
         let obs_ptr: *mut O = obs;
-        let mut ctx = Ctx::<O> {
-            kernel: &mut self.kernel,
-            stream: &mut self.streams[i],
-            obs: obs_ptr,
-            base,
-            templates: program.templates.as_ptr(),
-            exit_ip: base,
-            exit_fuel: 0,
-            reason: Reason::BadJump,
-            halt: 0,
-        };
         let regs = self.regs[i].as_mut_ptr();
-        // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
-        // handlers move it, always inside the program, End at op_count).
-        let ip = unsafe { base.add(self.streams[i].pc as usize) };
-        let erased = &mut ctx as *mut Ctx<O> as *mut ();
-        // SAFETY: the handler contract (handler.rs): `ip` in the decoded
-        // program, `regs` the stream's 16 registers, `erased` the live
-        // `Ctx<O>` above whose pointers are disjoint, `fuel >= 1`; a threaded
-        // program had its handlers set for `O` by `run`.
-        let exit = unsafe {
-            match dispatch {
-                #[cfg(feature = "switch")]
-                Dispatch::Switch => super::switch::run::<O>(ip, regs, erased, fuel),
-                #[cfg(feature = "threaded")]
-                Dispatch::Threaded => super::threaded::run::<O>(ip, regs, erased, fuel),
-                Dispatch::Tail => super::tail::run::<O>(ip, regs, erased, fuel),
+        let mut fuel = fuel;
+        let (exit, pc, left, reason, halt) = loop {
+            let mut ctx = Ctx::<O> {
+                kernel: &mut self.kernel,
+                stream: &mut self.streams[i],
+                obs: obs_ptr,
+                base,
+                templates: program.templates.as_ptr(),
+                exit_ip: base,
+                exit_fuel: 0,
+                reason: Reason::BadJump,
+                halt: 0,
+            };
+            // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
+            // handlers move it, always inside the program, End at op_count).
+            let ip = unsafe { base.add(self.streams[i].pc as usize) };
+            let erased = &mut ctx as *mut Ctx<O> as *mut ();
+            // SAFETY: the handler contract (handler.rs): `ip` in the decoded
+            // program, `regs` the stream's 16 registers, `erased` the live
+            // `Ctx<O>` above whose pointers are disjoint, `fuel >= 1`; a threaded
+            // program had its handlers set for `O` by `run`.
+            let exit = unsafe {
+                match dispatch {
+                    #[cfg(feature = "switch")]
+                    Dispatch::Switch => super::switch::run::<O>(ip, regs, erased, fuel),
+                    #[cfg(feature = "threaded")]
+                    Dispatch::Threaded => super::threaded::run::<O>(ip, regs, erased, fuel),
+                    Dispatch::Tail => super::tail::run::<O>(ip, regs, erased, fuel),
+                }
+            };
+            let pc = ctx.pc(ctx.exit_ip);
+            let (left, reason, halt) = (ctx.exit_fuel, ctx.reason, ctx.halt);
+            if !(quick && exit == Exit::Fuel && fuel == budget && self.next_pass_is_quick(i)) {
+                break (exit, pc, left, reason, halt);
             }
+            // The turn used its budget and nothing else can happen before
+            // the stream's next turn (module doc): end this pass here, with
+            // the same hooks as the pass loop, and run the next turn at once.
+            let p = self.kernel.pass;
+            let s = &mut self.streams[i];
+            s.pc = pc;
+            s.steps += budget;
+            s.waiting = Waiting::No;
+            obs.on_turn_end(p, i, budget, TurnEnd::Budget, pc);
+            obs.on_pass_end(p, self.kernel.busy.count_ones(), 0);
+            self.kernel.pass = p + 1;
+            fuel = budget;
         };
-        let pc = ctx.pc(ctx.exit_ip);
-        let (left, reason, halt) = (ctx.exit_fuel, ctx.reason, ctx.halt);
         let mut ran = fuel - left;
         let s = &mut self.streams[i];
         s.pc = pc;
@@ -461,7 +506,7 @@ impl Machine {
             if who < n {
                 let i = usize::from(submitters[who]);
                 if self.streams[i].life == Life::Active {
-                    let (ran, why) = self.turn(i, dispatch, obs);
+                    let (ran, why) = self.turn(i, dispatch, obs, false);
                     moved |= ran != 0 || !why.is_wait();
                     budget_ended = why == TurnEnd::Budget;
                     obs.on_turn_end(p, i, ran, why, self.streams[i].pc);
@@ -497,7 +542,8 @@ impl Machine {
                 // turn, then the queue if it comes second (even passes).
                 self.kernel.queue_moved = false;
                 let i = usize::from(self.active[0]);
-                let (ran, why) = self.turn(i, dispatch, obs);
+                let (ran, why) = self.turn(i, dispatch, obs, true);
+                p = self.kernel.pass;
                 budget_ended = why == TurnEnd::Budget;
                 obs.on_turn_end(p, i, ran, why, self.streams[i].pc);
                 if p & 1 == 0 {
