@@ -28,9 +28,9 @@ pub mod sim;
 pub mod sim_raw;
 pub mod sim_structured;
 
-pub use builder::builder_with;
+pub use builder::{builder_params, builder_with};
 pub use check::{check_with, zero_ignored};
-pub use sim::sim_with;
+pub use sim::{Observed, observed_for, sim_all, sim_observed_with, sim_with};
 pub use sim_structured::{MAX_STRUCTURED_PASSES, structured_case};
 
 /// A fuzz target.
@@ -151,7 +151,7 @@ impl fmt::Display for Agreement {
                 built: Some((ops, templates)),
             } => write!(
                 f,
-                "built {ops} micro-ops and {templates} templates; both checkers accept"
+                "built {ops} micro-ops and {templates} templates, as the calls asked; both checkers accept; every implementation runs it alike"
             ),
             Agreement::Skipped => write!(f, "not an input of this target"),
         }

@@ -2,18 +2,17 @@
 //! malformed upload bytes exactly as the reference model does?
 //!
 //! Input: a [`SimPrefix`] (every parameter of S23..S25, always valid) and raw
-//! upload bytes; the comparison is [`super::sim::sim_with`] (for a rejected
+//! upload bytes; the comparison is [`super::sim::sim_all`] (every implementation, and one variant observed) (for a rejected
 //! upload, the P1 answer).
 
-use crate::answers::with_implementations;
 use crate::fuzzing::input::SimPrefix;
 use crate::fuzzing::report::Divergence;
 
-use super::sim::sim_with;
+use super::sim::sim_all;
 use super::{Agreement, Target};
 
 pub(super) fn sim_raw(input: &[u8]) -> Result<Agreement, Divergence> {
     let (prefix, upload) = SimPrefix::split(input);
     let params = prefix.params();
-    with_implementations(|i| sim_with(Target::SimRaw, upload, &params, i))
+    sim_all(Target::SimRaw, upload, &params)
 }

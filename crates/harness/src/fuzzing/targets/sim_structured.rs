@@ -3,14 +3,13 @@
 //!
 //! Input: `arbitrary::Unstructured` bytes for the generator
 //! ([`crate::fuzzing::case`]), whose `max_passes` is cut to
-//! [`MAX_STRUCTURED_PASSES`]; the comparison is [`super::sim::sim_with`].
+//! [`MAX_STRUCTURED_PASSES`]; the comparison is [`super::sim::sim_all`] (every implementation, and one variant observed).
 
 use arbitrary::Unstructured;
 
-use crate::answers::with_implementations;
 use crate::fuzzing::report::Divergence;
 
-use super::sim::sim_with;
+use super::sim::sim_all;
 use super::{Agreement, Target};
 
 /// The most passes a `sim_structured` run takes: the generator asks for up
@@ -30,5 +29,5 @@ pub(super) fn sim_structured(input: &[u8]) -> Result<Agreement, Divergence> {
     let Some(case) = structured_case(input) else {
         return Ok(Agreement::Skipped);
     };
-    with_implementations(|i| sim_with(Target::SimStructured, &case.upload, &case.params, i))
+    sim_all(Target::SimStructured, &case.upload, &case.params)
 }
