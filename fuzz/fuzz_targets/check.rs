@@ -1,3 +1,3 @@
-//! Fuzz target `check`: see `kmst_harness::fuzzing::targets` and docs/fuzzing.md.
+//! Fuzz target `check`: see `kmst_harness::fuzzing::targets::check` and docs/fuzzing.md.
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| kmst_harness::fuzzing::fuzz(kmst_harness::fuzzing::Target::Check, data));

@@ -7,8 +7,11 @@ use kmst::reference::{Params, SimResult, StreamError};
 use kmst::{Dispatch, Reason};
 use kmst_harness::answers::{DifferentialOracle, Implementation, RunAnswer, RunArgs};
 use kmst_harness::fuzzing::input::{CheckPrefix, SIM_PREFIX, SimPrefix};
-use kmst_harness::fuzzing::targets::{check_with, sim_with, zero_ignored};
-use kmst_harness::fuzzing::{Target, job_example, run};
+use kmst_harness::fuzzing::script::{Arg, Call, Script};
+use kmst_harness::fuzzing::targets::{
+    Observed, builder_with, check_with, observed_for, sim_observed_with, sim_with, zero_ignored,
+};
+use kmst_harness::fuzzing::{Agreement, Target, case_from_seed, job_example, run};
 
 /// The reference model with one deliberate slip, to prove the comparison sees it.
 struct Slipped {
@@ -257,4 +260,104 @@ fn the_manifest_lists_every_target() {
         assert_eq!(t.name().parse::<Target>(), Ok(t));
     }
     assert!("nope".parse::<Target>().is_err());
+}
+
+#[test]
+fn the_observed_path_is_compared_too() {
+    // The profiler's observer runs other code in the same handlers; the
+    // answer must not change (S24: the answer is the run's, not the tool's).
+    let upload = job_example().encode();
+    let params = Params {
+        max_passes: 50,
+        ..Params::default()
+    };
+    let want = Implementation::Reference.simulate(&upload, &params);
+    for &d in Dispatch::ALL {
+        assert_eq!(Observed(d).simulate(&upload, &params), want, "{d:?}");
+    }
+    // Every variant is the observed one for some upload.
+    let mut seen: Vec<Dispatch> = Vec::new();
+    for i in 0..200 {
+        let d = observed_for(&case_from_seed(i).upload).0;
+        if !seen.contains(&d) {
+            seen.push(d);
+        }
+    }
+    assert_eq!(seen.len(), Dispatch::ALL.len(), "{seen:?}");
+    // A slip in the observed run is a divergence, reported under its name.
+    let impls = boxed(vec![Box::new(Implementation::Reference)]);
+    let d = sim_observed_with(
+        Target::SimRaw,
+        &upload,
+        &params,
+        &impls,
+        &Slipped { slip: 0 },
+    )
+    .unwrap_err();
+    assert!(d.title.contains("slip0"), "{}", d.title);
+    assert_eq!(Observed(Dispatch::Tail).name(), "tail+observer");
+}
+
+fn script(calls: Vec<Call>) -> Script {
+    // deadline_us 0, max_steps 100, seed 1, req 0: in P4's ranges.
+    Script {
+        deadline_us: 0,
+        max_steps: 100,
+        seed: 1,
+        req: 0,
+        calls,
+    }
+}
+
+fn halt() -> Call {
+    Call::Op {
+        code: kmst::ops::Opcode::Halt,
+        regs: [0, 0, 0],
+        imm: 0,
+        label: 0,
+    }
+}
+
+#[test]
+fn builder_scripts_are_judged_by_the_rules() {
+    // The other stream's label 1 (the script keeps the second of the two it
+    // makes), then this stream's forward labels 0 and 1. Bind(0) names the
+    // other stream's label: refused, although label 1 exists here too. Both
+    // own labels stay unbound, so upload() is refused (P4): nothing built.
+    let s = script(vec![
+        Call::ForeignLabel,
+        Call::Forward,
+        Call::Forward,
+        Call::Bind(0),
+        halt(),
+    ]);
+    let played = s.run().unwrap();
+    assert_eq!(
+        played.outcomes[3],
+        Err(kmst::builder::BuildError::UnknownLabel(1))
+    );
+    assert_eq!(
+        builder_with(&s).unwrap(),
+        Agreement::Builder { built: None }
+    );
+    // A stream that builds: constant 7 (r0) and the enqueue's count 2 (r1)
+    // are the prologue's two SETs (S8, S9); then ENQUEUE and HALT: four
+    // micro-ops and one template, run alike everywhere.
+    let s = script(vec![
+        Call::Constant(7),
+        Call::Enqueue {
+            handler: 3,
+            count: Arg::Int(2),
+            args: vec![Arg::Reg(0), Arg::Int(77)],
+            exclusive: false,
+            result: false,
+        },
+        halt(),
+    ]);
+    assert_eq!(
+        builder_with(&s).unwrap(),
+        Agreement::Builder {
+            built: Some((4, 1))
+        }
+    );
 }

@@ -174,6 +174,45 @@ fn structured_cost_profile() {
     }
 }
 
+/// What the observed run costs the simulation targets (run by hand:
+/// `cargo test --release --test fuzz_random -- --ignored --nocapture
+/// observed_run_cost`): the same 4,000 structured cases through the plain
+/// comparison (reference + every fast variant) and through the targets' own
+/// (the same, then one variant observed), in interleaved rounds; prints the
+/// median ratio of the two.
+#[test]
+#[ignore]
+fn observed_run_cost() {
+    use kmst_harness::answers::with_implementations;
+    use kmst_harness::fuzzing::targets::{sim_all, sim_with, structured_case};
+    let cases: Vec<_> = (0..4_000u64)
+        .filter_map(|i| structured_case(&random_bytes(i, 1024)))
+        .collect();
+    let mut ratios = Vec::new();
+    for _ in 0..21 {
+        let t = Instant::now();
+        for c in &cases {
+            with_implementations(|i| sim_with(Target::SimStructured, &c.upload, &c.params, i))
+                .unwrap();
+        }
+        let plain = t.elapsed();
+        let t = Instant::now();
+        for c in &cases {
+            sim_all(Target::SimStructured, &c.upload, &c.params).unwrap();
+        }
+        let observed = t.elapsed();
+        ratios.push(observed.as_secs_f64() / plain.as_secs_f64());
+    }
+    ratios.sort_by(f64::total_cmp);
+    println!(
+        "{} cases: with the observed run / without, median of 21 rounds: {:.3} (min {:.3}, max {:.3})",
+        cases.len(),
+        ratios[10],
+        ratios[0],
+        ratios[20]
+    );
+}
+
 /// A longer sweep without a fuzzer (run by hand: `KMST_SWEEP_SECONDS=300
 /// cargo test --release --test fuzz_random -- --ignored --nocapture sweep`):
 /// structured cases, mutated raw uploads and builder scripts from seeds past

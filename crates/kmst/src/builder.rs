@@ -49,8 +49,20 @@ impl fmt::Display for Reg {
 }
 
 /// A position in the program, bound now ([`Stream::label`]) or later ([`Stream::bind`]).
+///
+/// A label belongs to the stream that made it: labels are numbered from 0 in
+/// every stream, so the label carries its stream's identity too, and another
+/// stream's label is refused ([`BuildError::UnknownLabel`]) even when this
+/// stream has a label of the same number. A clone of a stream shares its
+/// identity (it is the same program so far).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Label(usize);
+pub struct Label {
+    stream: u64,
+    index: usize,
+}
+
+/// The identity of the next [`Stream::new`].
+static NEXT_STREAM: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// A command field or argument: an integer, or a register read when the command is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -265,6 +277,8 @@ pub fn template(
 /// A stream under construction.
 #[derive(Clone, Debug)]
 pub struct Stream {
+    /// Which stream this is (see [`Label`]).
+    id: u64,
     header: Header,
     /// Which of r0..r14 are taken (bit n = rn).
     taken: u16,
@@ -345,6 +359,7 @@ impl Stream {
         req: u64,
     ) -> Result<Stream, BuildError> {
         Ok(Stream {
+            id: NEXT_STREAM.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             header: Header {
                 max_steps: header_field(max_steps, 1, BuildError::MaxSteps)?,
                 deadline_us: header_field(deadline_us, 0, BuildError::Deadline)?,
@@ -405,25 +420,39 @@ impl Stream {
     /// A label at the next micro-op.
     pub fn label(&mut self) -> Label {
         self.labels.push(Some(self.body.len()));
-        Label(self.labels.len() - 1)
+        self.last_label()
+    }
+
+    fn last_label(&self) -> Label {
+        Label {
+            stream: self.id,
+            index: self.labels.len() - 1,
+        }
+    }
+
+    /// This stream's entry for `label`, or `UnknownLabel` for another stream's.
+    fn label_slot(&self, label: Label) -> Result<&Option<usize>, BuildError> {
+        if label.stream != self.id {
+            return Err(BuildError::UnknownLabel(label.index));
+        }
+        self.labels
+            .get(label.index)
+            .ok_or(BuildError::UnknownLabel(label.index))
     }
 
     /// A label for a later position; [`Stream::bind`] it before [`Stream::encode`].
     pub fn forward(&mut self) -> Label {
         self.labels.push(None);
-        Label(self.labels.len() - 1)
+        self.last_label()
     }
 
     /// Binds a forward label to the next micro-op.
     pub fn bind(&mut self, label: Label) -> Result<(), BuildError> {
-        match self.labels.get_mut(label.0) {
-            None => Err(BuildError::UnknownLabel(label.0)),
-            Some(Some(_)) => Err(BuildError::LabelRebound(label.0)),
-            Some(slot) => {
-                *slot = Some(self.body.len());
-                Ok(())
-            }
+        if self.label_slot(label)?.is_some() {
+            return Err(BuildError::LabelRebound(label.index));
         }
+        self.labels[label.index] = Some(self.body.len());
+        Ok(())
     }
 
     /// `wait n`: go on when at most `n` of the stream's commands and jobs are pending.
@@ -497,15 +526,14 @@ impl Stream {
             .collect();
         ops.extend_from_slice(&self.body);
         for &(at, label) in &self.jumps {
-            let position = match self.labels.get(label.0) {
-                None => return Err(BuildError::UnknownLabel(label.0)),
-                Some(None) => return Err(BuildError::UnboundLabel(label.0)),
-                Some(&Some(p)) => p,
+            let position = match *self.label_slot(label)? {
+                None => return Err(BuildError::UnboundLabel(label.index)),
+                Some(p) => p,
             };
             let target = prologue + position;
             if target >= total {
                 return Err(BuildError::JumpPastEnd {
-                    label: label.0,
+                    label: label.index,
                     target,
                 });
             }

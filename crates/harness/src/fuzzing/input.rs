@@ -7,9 +7,9 @@
 //! saved streams of `corpus/streams` with their own parameters.
 //!
 //! - [`CheckPrefix`] (target `check`, [`CHECK_PREFIX`] bytes): the region
-//!   size of `check` and the offset, active ranges and active reqs of
-//!   `check_run`, mostly relative to the upload's length so that the
-//!   boundaries of S6 are reached.
+//!   size of `check` and the offset, up to seven active ranges and up to five
+//!   active reqs of `check_run`, each over its whole type, with modes that
+//!   put them at S6's boundaries (the upload's length, the region's end, 2⁶⁴).
 //! - [`SimPrefix`] (target `sim_raw`, [`SIM_PREFIX`] bytes): every parameter
 //!   of S23..S25, always decoded into its valid range, with `max_passes` at
 //!   most [`MAX_RAW_PASSES`] and `turn_budget` at most [`MAX_RAW_BUDGET`] so
@@ -19,7 +19,7 @@ use crate::answers::RunArgs;
 use kmst::reference::{Delay, Params, ResultModel};
 
 /// Bytes of the `check` target's prefix.
-pub const CHECK_PREFIX: usize = 32;
+pub const CHECK_PREFIX: usize = 160;
 /// Bytes of the `sim_raw` target's prefix.
 pub const SIM_PREFIX: usize = 64;
 /// The largest `max_passes` a `sim_raw` input asks for.
@@ -35,6 +35,16 @@ fn u16_at(b: &[u8], at: usize) -> u16 {
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+fn put64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
 }
 
 fn put16(b: &mut [u8], at: usize, v: u16) {
@@ -56,23 +66,38 @@ fn split<const N: usize>(input: &[u8]) -> ([u8; N], &[u8]) {
 
 /// How the `check` target calls `check` and `check_run` on its upload.
 ///
+/// Every value can reach the whole of its type (S6's arguments are u64
+/// region, offset and active ranges and u32 reqs): the two checkers compute
+/// `offset + length` and a range's end differently (u128, or saturating
+/// u64), and only values near 2⁶⁴ tell those apart. Modes put the values
+/// where the rules turn (the upload's length, the region's end, 2⁶⁴) so that
+/// a one-byte mutation reaches them; the raw fields reach everything else.
+///
 /// Layout (little-endian):
 ///
 /// | bytes | meaning |
 /// |---|---|
-/// | 0 | region mode (mod 6): 0 the upload's length, 1 length − 64·d, 2 length + d, 3 the raw u32, 4 1 MiB, 5 length − d |
+/// | 0 | region mode (mod 8): 0 the upload's length, 1 length − 64·d, 2 length + d, 3 the raw u64, 4 1 MiB, 5 length − d, 6 2⁶⁴ − 1 − d, 7 length + 64·d |
 /// | 1 | d of the region mode |
-/// | 2 | offset mode (mod 5): 0 zero, 1 64·e, 2 the raw u32, 3 region − length, 4 that rounded down to 64 |
+/// | 2 | offset mode (mod 8): 0 zero, 1 64·e, 2 the raw u64, 3 region − length, 4 that rounded down to 64, 5 2⁶⁴ − 1 − e, 6 (2⁶⁴ − 64) − 64·e, 7 region − 64·e |
 /// | 3 | e of the offset mode |
-/// | 4..8 | raw region size |
-/// | 8..12 | raw offset |
-/// | 12 | active ranges (mod 4) |
-/// | 13 | bit 0: one more active req (bytes 28..32); bit 1: the upload's own req is active |
-/// | 14..16 | ignored |
-/// | 16..28 | three active ranges, (u16 offset, u16 length) each |
-/// | 28..32 | the extra active req |
+/// | 4..12 | raw region size |
+/// | 12..20 | raw offset |
+/// | 20 | active ranges (mod 8): how many of the seven at 48.. |
+/// | 21 | active reqs (mod 5): how many of the four at 24..40 |
+/// | 22 | bit 0: the upload's own req is active too (after those) |
+/// | 23 | ignored |
+/// | 24..40 | four active reqs, u32 each |
+/// | 40..47 | range k's mode (mod 4): 0 (start, length) raw; 1 start = offset + start (wrapping); 2 length = 2⁶⁴ − 1 − length; 3 start = 2⁶⁴ − 1 − start |
+/// | 47 | ignored |
+/// | 48..160 | seven active ranges, (u64 start, u64 length) each |
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckPrefix(pub [u8; CHECK_PREFIX]);
+
+/// The most active ranges a `check` input holds.
+pub const CHECK_RANGES: usize = 7;
+/// The most active reqs a `check` input holds besides the upload's own.
+pub const CHECK_REQS: usize = 4;
 
 impl CheckPrefix {
     /// Splits a `check` input into its prefix and upload.
@@ -88,28 +113,25 @@ impl CheckPrefix {
     }
 
     /// A prefix giving exactly this `check_run` call (`check` gets the same
-    /// region size): raw region and offset, at most three active ranges with
-    /// 16-bit fields and at most one active req are kept.
+    /// region size): the region, the offset and the first
+    /// [`CHECK_RANGES`] active ranges as they are, and the first
+    /// [`CHECK_REQS`] active reqs.
     pub fn for_run(args: &RunArgs) -> CheckPrefix {
         let mut p = [0u8; CHECK_PREFIX];
         p[0] = 3;
         p[2] = 2;
-        put32(&mut p, 4, args.region_size.min(u64::from(u32::MAX)) as u32);
-        put32(&mut p, 8, args.offset.min(u64::from(u32::MAX)) as u32);
-        let ranges: Vec<(u16, u16)> = args
-            .active
-            .iter()
-            .take(3)
-            .map(|&(at, len)| (at.min(0xFFFF) as u16, len.min(0xFFFF) as u16))
-            .collect();
-        p[12] = ranges.len() as u8;
-        for (k, (at, len)) in ranges.into_iter().enumerate() {
-            put16(&mut p, 16 + 4 * k, at);
-            put16(&mut p, 18 + 4 * k, len);
+        put64(&mut p, 4, args.region_size);
+        put64(&mut p, 12, args.offset);
+        let ranges = &args.active[..args.active.len().min(CHECK_RANGES)];
+        p[20] = ranges.len() as u8;
+        for (k, &(at, len)) in ranges.iter().enumerate() {
+            put64(&mut p, 48 + 16 * k, at);
+            put64(&mut p, 56 + 16 * k, len);
         }
-        if let Some(&req) = args.active_reqs.first() {
-            p[13] = 1;
-            put32(&mut p, 28, req);
+        let reqs = &args.active_reqs[..args.active_reqs.len().min(CHECK_REQS)];
+        p[21] = reqs.len() as u8;
+        for (k, &req) in reqs.iter().enumerate() {
+            put32(&mut p, 24 + 4 * k, req);
         }
         CheckPrefix(p)
     }
@@ -119,13 +141,15 @@ impl CheckPrefix {
         let p = &self.0;
         let len = upload.len() as u64;
         let d = u64::from(p[1]);
-        match p[0] % 6 {
+        match p[0] % 8 {
             0 => len,
             1 => len.saturating_sub(64 * d),
             2 => len + d,
-            3 => u64::from(u32_at(p, 4)),
+            3 => u64_at(p, 4),
             4 => DEFAULT_REGION,
-            _ => len.saturating_sub(d),
+            5 => len.saturating_sub(d),
+            6 => u64::MAX - d,
+            _ => len + 64 * d,
         }
     }
 
@@ -134,26 +158,32 @@ impl CheckPrefix {
         let p = &self.0;
         let region_size = self.region_size(upload);
         let len = upload.len() as u64;
-        let offset = match p[2] % 5 {
+        let e = u64::from(p[3]);
+        let offset = match p[2] % 8 {
             0 => 0,
-            1 => 64 * u64::from(p[3]),
-            2 => u64::from(u32_at(p, 8)),
+            1 => 64 * e,
+            2 => u64_at(p, 12),
             3 => region_size.saturating_sub(len),
-            _ => region_size.saturating_sub(len) / 64 * 64,
+            4 => region_size.saturating_sub(len) / 64 * 64,
+            5 => u64::MAX - e,
+            6 => (u64::MAX / 64 * 64) - 64 * e,
+            _ => region_size.saturating_sub(64 * e),
         };
-        let active = (0..usize::from(p[12] % 4))
+        let active = (0..usize::from(p[20] % 8))
             .map(|k| {
-                (
-                    u64::from(u16_at(p, 16 + 4 * k)),
-                    u64::from(u16_at(p, 18 + 4 * k)),
-                )
+                let (at, len) = (u64_at(p, 48 + 16 * k), u64_at(p, 56 + 16 * k));
+                match p[40 + k] % 4 {
+                    0 => (at, len),
+                    1 => (offset.wrapping_add(at), len),
+                    2 => (at, u64::MAX - len),
+                    _ => (u64::MAX - at, len),
+                }
             })
             .collect();
-        let mut active_reqs = Vec::new();
-        if p[13] & 1 != 0 {
-            active_reqs.push(u32_at(p, 28));
-        }
-        if p[13] & 2 != 0 && upload.len() >= 64 {
+        let mut active_reqs: Vec<u32> = (0..usize::from(p[21] % 5))
+            .map(|k| u32_at(p, 24 + 4 * k))
+            .collect();
+        if p[22] & 1 != 0 && upload.len() >= 64 {
             active_reqs.push(u32_at(upload, 24));
         }
         RunArgs {
@@ -410,6 +440,62 @@ mod tests {
             region_size: 192,
             active: vec![(0, 64), (128, 0)],
             active_reqs: vec![9],
+        };
+        assert_eq!(CheckPrefix::for_run(&args).run_args(&upload), args);
+    }
+
+    #[test]
+    fn check_prefix_reaches_the_u64_edges() {
+        let mut upload = [0u8; 128];
+        upload[24..28].copy_from_slice(&0x0102_0304u32.to_le_bytes()); // the header's req
+        // Region mode 6, d = 0: 2^64 - 1. Offset mode 6, e = 1: the last
+        // multiple of 64 below 2^64 (0xFFFF_FFFF_FFFF_FFC0), less 64.
+        let mut p = [0u8; CHECK_PREFIX];
+        p[0] = 6;
+        p[2] = 6;
+        p[3] = 1;
+        // Four ranges, one per mode; raw (start, length) = (2^64 - 64, 5) each.
+        p[20] = 4;
+        p[40..44].copy_from_slice(&[0, 1, 2, 3]);
+        for k in 0..4 {
+            put64(&mut p, 48 + 16 * k, u64::MAX - 63);
+            put64(&mut p, 56 + 16 * k, 5);
+        }
+        // Two reqs of the four, and the upload's own.
+        p[21] = 2;
+        p[22] = 1;
+        put32(&mut p, 24, 7);
+        put32(&mut p, 28, u32::MAX);
+        let args = CheckPrefix(p).run_args(&upload);
+        let offset = 0xFFFF_FFFF_FFFF_FF80;
+        assert_eq!(args.region_size, u64::MAX);
+        assert_eq!(args.offset, offset);
+        assert_eq!(
+            args.active,
+            vec![
+                (u64::MAX - 63, 5),
+                // mode 1: offset + (2^64 - 64) wraps to offset - 64.
+                (offset - 64, 5),
+                // mode 2: length 2^64 - 1 - 5.
+                (u64::MAX - 63, u64::MAX - 5),
+                // mode 3: start 2^64 - 1 - (2^64 - 64) = 63.
+                (63, 5),
+            ]
+        );
+        assert_eq!(args.active_reqs, vec![7, u32::MAX, 0x0102_0304]);
+        // Offset mode 5, e = 3: 2^64 - 4; mode 7, e = 2: region - 128.
+        p[2] = 5;
+        p[3] = 3;
+        assert_eq!(CheckPrefix(p).run_args(&upload).offset, u64::MAX - 3);
+        p[2] = 7;
+        p[3] = 2;
+        assert_eq!(CheckPrefix(p).run_args(&upload).offset, u64::MAX - 128);
+        // Any run with at most seven ranges and four reqs is held exactly.
+        let args = RunArgs {
+            offset: u64::MAX - 63,
+            region_size: u64::MAX,
+            active: (0..7).map(|k| (u64::MAX - k, u64::MAX - 2 * k)).collect(),
+            active_reqs: vec![1, 2, 3, u32::MAX],
         };
         assert_eq!(CheckPrefix::for_run(&args).run_args(&upload), args);
     }

@@ -467,6 +467,7 @@ pub fn case_from_seed(seed: u64) -> Case {
     })
 }
 
+pub mod builder_rules;
 pub mod input;
 pub mod report;
 pub mod scenario;

@@ -197,16 +197,20 @@ impl Script {
         let mut labels: Vec<Label> = Vec::new();
         let mut foreign = Stream::new(0, 1, 1, 0).expect("a valid header");
         let mut refused = Vec::new();
+        let mut outcomes = Vec::with_capacity(self.calls.len());
         for call in &self.calls {
-            // A refused call is skipped; what matters is that none panics.
-            if let Err(e) = play(&mut stream, &mut labels, &mut foreign, call) {
-                refused.push(e);
+            // A refused call is skipped: the stream goes on without it.
+            let outcome = play(&mut stream, &mut labels, &mut foreign, call);
+            if let Err(e) = &outcome {
+                refused.push(e.clone());
             }
+            outcomes.push(outcome);
         }
         let upload = stream.upload();
         Ok(Played {
             stream,
             upload,
+            outcomes,
             refused,
         })
     }
@@ -218,6 +222,8 @@ pub struct Played {
     pub stream: Stream,
     /// What `Stream::upload` gives at the end.
     pub upload: std::result::Result<Upload, BuildError>,
+    /// What the builder answered each call, in order.
+    pub outcomes: Vec<std::result::Result<(), BuildError>>,
     /// The errors of the calls the builder refused, in order.
     pub refused: Vec<BuildError>,
 }

@@ -245,7 +245,8 @@ pub fn write_seeds(out: &Path, seeds: &[Seed]) -> Result<usize, SeedError> {
 /// The libFuzzer dictionary `fuzz/kmst.dict`: the header's magic and
 /// version, every opcode (from [`kmst::for_each_op!`], as the first four
 /// bytes of a micro-op reading r1, r2, r3), and the values the check and the
-/// kernel compare with (S1..S6, S25).
+/// kernel compare with (S1..S6, S25), and the u64 edges of `check_run`'s
+/// arguments.
 pub fn dictionary() -> String {
     use kmst::format::{MAGIC, VERSION};
     use std::fmt::Write as _;
@@ -284,7 +285,13 @@ pub fn dictionary() -> String {
     for (name, w) in words {
         let _ = writeln!(d, "{name}=\"{}\"", hex(&w.to_le_bytes()));
     }
-    let bytes: [(&str, &[u8]); 10] = [
+    let bytes: [(&str, &[u8]); 12] = [
+        // S6's u64 arguments at 2^64: the largest value and the last multiple of 64.
+        ("u64_max", &[0xFF; 8]),
+        (
+            "u64_last_line",
+            &[0xC0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+        ),
         ("no_register", &[0xFF]),
         ("group_registers_none", &[0xFF, 0xFF]),
         ("handler_239", &[239]),
