@@ -4,7 +4,9 @@ The API of the specification (docs/spec.md "The builder" and "The
 simulator"): build a stream with `Stream`, encode it, check it with `check` /
 `check_run`, and run it with `simulate` (or `Stream.simulate`) on the fast
 interpreter (`dispatch="tail"`, the default; `"switch"`, `"threaded"`) or the
-reference model (`dispatch="reference"`). See docs/python.md.
+reference model (`dispatch="reference"`). Kernel scenarios (several streams
+and the host, S26..S36) run with `simulate_scenario` or `Scenario`. See
+docs/python.md.
 """
 
 from kmst._kmst import (
@@ -14,16 +16,23 @@ from kmst._kmst import (
     KM_EVENT_TIMEOUT,
     BuildError,
     Event,
+    HostOutcome,
     Label,
     Register,
+    Scenario,
+    ScenarioCommand,
+    ScenarioError,
+    ScenarioResult,
     SimResult,
     Stream,
     StreamError,
     StreamFormatError,
+    StreamOutcome,
     SubmittedCommand,
     check,
     check_run,
     simulate,
+    simulate_scenario,
 )
 
 __all__ = [
@@ -33,14 +42,21 @@ __all__ = [
     "KM_EVENT_TIMEOUT",
     "BuildError",
     "Event",
+    "HostOutcome",
     "Label",
     "Register",
+    "Scenario",
+    "ScenarioCommand",
+    "ScenarioError",
+    "ScenarioResult",
     "SimResult",
     "Stream",
     "StreamError",
     "StreamFormatError",
+    "StreamOutcome",
     "SubmittedCommand",
     "check",
     "check_run",
     "simulate",
+    "simulate_scenario",
 ]

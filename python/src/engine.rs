@@ -7,12 +7,14 @@
 //! the one to adapt.
 
 pub use kmst::builder::{BuildError, Label, Operand, Reg, Stream as Builder};
-pub use kmst::for_each_op;
 pub use kmst::check::StreamFormatError;
+pub use kmst::for_each_op;
 pub use kmst::format::{Header, Upload};
+pub use kmst::reference::scenario::answer::params_json as scenario_params_json;
 pub use kmst::reference::{
-    Delay, Event, Params, ParamsError, Reason, ResultModel, SimResult, StreamError,
-    SubmittedCommand,
+    Delay, Event, HostCommand, HostOutcome, Outcome, Params, ParamsError, Reason, ResultModel,
+    Scenario, ScenarioCommand, ScenarioError, ScenarioResult, SimResult, Status, StreamError,
+    StreamOutcome, SubmittedCommand,
 };
 
 /// Which implementation runs a stream: one of the fast dispatch variants, or
@@ -54,6 +56,58 @@ pub fn simulate(upload: &[u8], params: &Params, variant: Variant) -> SimResult {
         Variant::Reference => return kmst::reference::simulate(upload, params),
     };
     kmst::simulate_with(upload, params, dispatch)
+}
+
+/// Runs a kernel scenario (S26..S36). Every variant gives the same answer.
+pub fn simulate_scenario(scenario: &Scenario, variant: Variant) -> ScenarioResult {
+    use kmst::Dispatch;
+    let dispatch = match variant {
+        Variant::Tail => Dispatch::Tail,
+        Variant::Switch => Dispatch::Switch,
+        Variant::Threaded => Dispatch::Threaded,
+        Variant::Reference => return kmst::reference::simulate_scenario(scenario),
+    };
+    kmst::exec::simulate_scenario(scenario, dispatch)
+}
+
+/// Reads a scenario file's JSON text (S36); `path` is the file's (uploads
+/// are relative to its folder). An upload whose name ends in `.kms` is
+/// assembled, as the CLI does; any other is read as raw bytes. `given`
+/// supplies the bytes of the uploads in file order that the caller already
+/// has (`Some`), instead of a file (`None`, or past its end).
+pub fn scenario_from_json(
+    text: &str,
+    path: &std::path::Path,
+    given: &mut [Option<Vec<u8>>],
+) -> Result<Scenario, ScenarioError> {
+    let mut next = 0;
+    let mut load = |p: &std::path::Path| -> Result<Vec<u8>, String> {
+        let slot = given.get_mut(next).and_then(Option::take);
+        next += 1;
+        match slot {
+            Some(bytes) => Ok(bytes),
+            None => load_upload(p),
+        }
+    };
+    kmst::reference::scenario::json::from_json(text, path, &mut load)
+}
+
+/// An upload file: assembled when it is `.kms` assembly text, else its bytes.
+pub fn load_upload(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if path.extension().is_some_and(|e| e == "kms") {
+        let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())?;
+        kmst::asm::assemble(&text).map_err(|e| e.to_string())
+    } else {
+        Ok(bytes)
+    }
+}
+
+/// The S36 JSON of a scenario's answer (an error when the parameters hold a
+/// callable, which JSON cannot carry).
+pub fn scenario_result_json(result: &ScenarioResult) -> Result<String, ParamsError> {
+    let value = result.to_json_value()?;
+    Ok(serde_json::to_string_pretty(&value).expect("a JSON value prints"))
 }
 
 /// The kernel's check (docs/spec.md "The check").

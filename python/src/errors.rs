@@ -25,6 +25,12 @@ pub mod exceptions {
     );
     pyo3::create_exception!(
         kmst,
+        ScenarioError,
+        PyValueError,
+        "A kernel scenario that cannot run (S26, S36): `entry` (\"params\", \"uploads[1]\", \"host[3]\", \"scenario\"), `field` (\"run.length\", \"offset\", ...; \"\" for the entry as a whole) and `problem`."
+    );
+    pyo3::create_exception!(
+        kmst,
         StreamFormatError,
         PyValueError,
         "An upload the check rejects; `reason` and `pc` are those of the check's error event."
@@ -120,9 +126,16 @@ pub fn param_int(obj: &Bound<'_, PyAny>, param: &'static str, max: u64) -> PyRes
     }
 }
 
-/// A parameter outside its range (S25) as a ValueError.
+/// A parameter outside its range (S25) as a ValueError, with `param` (its
+/// S24 name) and `problem` (what is wrong) as attributes.
 pub fn params_error(e: ParamsError) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    let err = PyValueError::new_err(e.to_string());
+    Python::attach(|py| {
+        let instance = err.value(py);
+        let _ = instance.setattr("param", e.param);
+        let _ = instance.setattr("problem", &e.message);
+    });
+    err
 }
 
 /// The field a builder error names and its value (`None` where there is no one number).
@@ -189,5 +202,23 @@ pub fn format_error(py: Python<'_>, e: StreamFormatError) -> PyErr {
     if let Ok(obj) = Py::new(py, crate::results::PyStreamError(e.0)) {
         let _ = instance.setattr("error", obj);
     }
+    err
+}
+
+/// A scenario error as `ScenarioError` with `entry`, `field` and `problem`;
+/// the message is the engine's (`host[3]: `run.length`: ...`).
+pub fn scenario_error(entry: &str, field: &str, problem: &str) -> PyErr {
+    let message = if field.is_empty() {
+        format!("{entry}: {problem}")
+    } else {
+        format!("{entry}: `{field}`: {problem}")
+    };
+    let err = exceptions::ScenarioError::new_err(message);
+    Python::attach(|py| {
+        let instance = err.value(py);
+        let _ = instance.setattr("entry", entry);
+        let _ = instance.setattr("field", field);
+        let _ = instance.setattr("problem", problem);
+    });
     err
 }

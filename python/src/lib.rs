@@ -5,8 +5,10 @@
 //! - [`stream`]: `Stream`, `Register`, `Label` (the builder, S7..S10).
 //! - [`simulate`]: `simulate`, `check`, `check_run` and the completion models (S23..S25).
 //! - [`results`]: `SimResult`, `SubmittedCommand`, `Event`, `StreamError`.
+//! - [`scenario`]: kernel scenarios (S26..S36): `Scenario`, `simulate_scenario`.
+//! - [`scenario_result`]: `ScenarioResult`, `StreamOutcome`, `HostOutcome`, `ScenarioCommand`.
 //! - [`bench`]: the engine's own time of a run, for docs/python.md.
-//! - [`errors`]: `BuildError`, `StreamFormatError` and the reading of Python integers.
+//! - [`errors`]: `BuildError`, `StreamFormatError`, `ScenarioError` and the reading of Python integers.
 //!
 //! The extension module is `kmst._kmst`; `kmst/__init__.py` re-exports it.
 #![forbid(unsafe_code)]
@@ -15,6 +17,8 @@ mod bench;
 mod engine;
 mod errors;
 mod results;
+mod scenario;
+mod scenario_result;
 mod simulate;
 mod stream;
 
@@ -30,13 +34,23 @@ fn _kmst(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<results::PyCommand>()?;
     m.add_class::<results::PyEvent>()?;
     m.add_class::<results::PyStreamError>()?;
+    m.add_class::<scenario::PyScenario>()?;
+    m.add_class::<scenario_result::PyScenarioResult>()?;
+    m.add_class::<scenario_result::PyStreamOutcome>()?;
+    m.add_class::<scenario_result::PyHostOutcome>()?;
+    m.add_class::<scenario_result::PyScenarioCommand>()?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::simulate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::check, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::check_run, m)?)?;
     m.add_function(wrap_pyfunction!(bench::_rust_time, m)?)?;
     m.add(
         "BuildError",
         py.get_type::<errors::exceptions::BuildError>(),
+    )?;
+    m.add(
+        "ScenarioError",
+        py.get_type::<errors::exceptions::ScenarioError>(),
     )?;
     m.add(
         "StreamFormatError",

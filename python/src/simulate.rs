@@ -227,7 +227,7 @@ pub fn result_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<ResultModel>> {
 
 /// The first error a callable raised during a run.
 #[derive(Default)]
-struct Failure(Mutex<Option<PyErr>>);
+pub struct Failure(Mutex<Option<PyErr>>);
 
 impl Failure {
     fn happened(&self) -> bool {
@@ -240,7 +240,8 @@ impl Failure {
         }
     }
 
-    fn take(&self) -> Option<PyErr> {
+    /// The first failure of the run, if any (raised once the run has returned).
+    pub fn take(&self) -> Option<PyErr> {
         self.0.lock().ok().and_then(|mut f| f.take())
     }
 }
@@ -298,7 +299,8 @@ fn returned(
     }
 }
 
-/// Every keyword of `simulate`, as given (None: not given).
+/// Every parameter keyword of `simulate`, as given (None: not given).
+#[derive(Default)]
 pub struct Keywords<'py> {
     pub delay: Option<Bound<'py, PyAny>>,
     pub result: Option<Bound<'py, PyAny>>,
@@ -310,19 +312,91 @@ pub struct Keywords<'py> {
     pub max_passes: Option<Bound<'py, PyAny>>,
     pub region_size: Option<Bound<'py, PyAny>>,
     pub turn_budget: Option<Bound<'py, PyAny>>,
-    pub dispatch: &'py str,
 }
 
-/// Runs `upload` with the parameters of `kw` (see the module doc).
-pub fn run(py: Python<'_>, upload: &[u8], kw: Keywords<'_>) -> PyResult<PySimResult> {
-    let variant = Variant::from_name(kw.dispatch).ok_or_else(|| {
+/// The Python callables given for `delay` and `result`.
+#[derive(Default)]
+pub struct Callables {
+    pub delay: Option<Py<PyAny>>,
+    pub result: Option<Py<PyAny>>,
+}
+
+impl Callables {
+    /// True when a run has a Python function to call (and so keeps the GIL).
+    pub fn any(&self) -> bool {
+        self.delay.is_some() || self.result.is_some()
+    }
+
+    pub fn clone_ref(&self, py: Python<'_>) -> Callables {
+        Callables {
+            delay: self.delay.as_ref().map(|f| f.clone_ref(py)),
+            result: self.result.as_ref().map(|f| f.clone_ref(py)),
+        }
+    }
+
+    /// Installs the callables in `p` as closures (`Delay::Custom`,
+    /// `ResultModel::Custom`) that keep their first failure in the returned
+    /// `Failure` and give harmless values after it (see the module doc). Each
+    /// run installs its own, so a failure belongs to one run.
+    pub fn install(&self, py: Python<'_>, p: &mut Params) -> Arc<Failure> {
+        let failure = Arc::new(Failure::default());
+        if let Some(f) = &self.delay {
+            let f = f.clone_ref(py);
+            let failure = Arc::clone(&failure);
+            p.delay = Delay::Custom(Arc::new(move |c: &SubmittedCommand| {
+                if failure.happened() {
+                    return Some(0);
+                }
+                Python::attach(|py| {
+                    let v = call(py, &f, "delay", c)?;
+                    returned(py, &v, "delay", true, c)
+                })
+                .unwrap_or_else(|e| {
+                    failure.keep(e);
+                    Some(0)
+                })
+            }));
+        }
+        if let Some(f) = &self.result {
+            let f = f.clone_ref(py);
+            let failure = Arc::clone(&failure);
+            p.result = ResultModel::Custom(Arc::new(move |c: &SubmittedCommand| {
+                if failure.happened() {
+                    return 0;
+                }
+                Python::attach(|py| {
+                    let v = call(py, &f, "result", c)?;
+                    returned(py, &v, "result", false, c)
+                })
+                .map_or_else(
+                    |e| {
+                        failure.keep(e);
+                        0
+                    },
+                    |v| v.unwrap_or(0),
+                )
+            }));
+        }
+        failure
+    }
+}
+
+/// The variant called `name`, else a ValueError listing them.
+pub fn variant(name: &str) -> PyResult<Variant> {
+    Variant::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Variant::ALL.iter().map(|(n, _)| *n).collect();
         PyValueError::new_err(format!(
             "dispatch {:?} is not one of {}",
-            kw.dispatch,
+            name,
             names.join(", ")
         ))
-    })?;
+    })
+}
+
+/// The parameters of `kw`, checked (S25), and its callables. A callable's
+/// model stays the default in the parameters: [`Callables::install`] puts it
+/// in for a run.
+pub fn params_of(kw: &Keywords<'_>) -> PyResult<(Params, Callables)> {
     let mut p = Params::default();
     let int =
         |v: &Option<Bound<'_, PyAny>>, param: &'static str, max: u64| -> PyResult<Option<u64>> {
@@ -356,66 +430,46 @@ pub fn run(py: Python<'_>, upload: &[u8], kw: Keywords<'_>) -> PyResult<PySimRes
         p.turn_budget = v as u32;
     }
 
-    let failure = Arc::new(Failure::default());
-    let mut callables = (None, None);
+    let mut callables = Callables::default();
     if let Some(obj) = &kw.delay {
-        p.delay = match delay_model(obj)? {
-            Model::Fixed(d) => d,
-            Model::Callable(f) => {
-                callables.0 = Some(f.clone_ref(py));
-                let failure = Arc::clone(&failure);
-                Delay::Custom(Arc::new(move |c: &SubmittedCommand| {
-                    if failure.happened() {
-                        return Some(0);
-                    }
-                    Python::attach(|py| {
-                        let v = call(py, &f, "delay", c)?;
-                        returned(py, &v, "delay", true, c)
-                    })
-                    .unwrap_or_else(|e| {
-                        failure.keep(e);
-                        Some(0)
-                    })
-                }))
-            }
-        };
+        match delay_model(obj)? {
+            Model::Fixed(d) => p.delay = d,
+            Model::Callable(f) => callables.delay = Some(f),
+        }
     }
     if let Some(obj) = &kw.result {
-        p.result = match result_model(obj)? {
-            Model::Fixed(r) => r,
-            Model::Callable(f) => {
-                callables.1 = Some(f.clone_ref(py));
-                let failure = Arc::clone(&failure);
-                ResultModel::Custom(Arc::new(move |c: &SubmittedCommand| {
-                    if failure.happened() {
-                        return 0;
-                    }
-                    Python::attach(|py| {
-                        let v = call(py, &f, "result", c)?;
-                        returned(py, &v, "result", false, c)
-                    })
-                    .map_or_else(
-                        |e| {
-                            failure.keep(e);
-                            0
-                        },
-                        |v| v.unwrap_or(0),
-                    )
-                }))
-            }
-        };
+        match result_model(obj)? {
+            Model::Fixed(r) => p.result = r,
+            Model::Callable(f) => callables.result = Some(f),
+        }
     }
     p.validate().map_err(params_error)?;
+    Ok((p, callables))
+}
 
-    let answer = if callables.0.is_none() && callables.1.is_none() {
-        py.detach(|| engine::simulate(upload, &p, variant))
+/// Runs `upload` with the parameters of `kw` (see the module doc).
+pub fn run(
+    py: Python<'_>,
+    upload: &[u8],
+    kw: Keywords<'_>,
+    dispatch: &str,
+) -> PyResult<PySimResult> {
+    let variant = variant(dispatch)?;
+    let (mut p, callables) = params_of(&kw)?;
+    let answer = if callables.any() {
+        let failure = callables.install(py, &mut p);
+        let answer = engine::simulate(upload, &p, variant);
+        if let Some(e) = failure.take() {
+            return Err(e);
+        }
+        answer
     } else {
-        engine::simulate(upload, &p, variant)
+        py.detach(|| engine::simulate(upload, &p, variant))
     };
-    if let Some(e) = failure.take() {
-        return Err(e);
-    }
-    Ok(PySimResult::new(answer, callables))
+    Ok(PySimResult::new(
+        answer,
+        (callables.delay, callables.result),
+    ))
 }
 
 /// `simulate(upload, *, delay=0, result="zero", ...)`: the check, then the run.
@@ -451,9 +505,8 @@ pub fn simulate<'py>(
         max_passes,
         region_size,
         turn_budget,
-        dispatch,
     };
-    run(py, &data, kw)
+    run(py, &data, kw, dispatch)
 }
 
 /// The `delay` keyword: not given, or given (`None`, never, included; an

@@ -369,9 +369,8 @@ impl PyStream {
             max_passes,
             region_size,
             turn_budget,
-            dispatch,
         };
-        run(py, &data, kw)
+        run(py, &data, kw, dispatch)
     }
 
     fn __eq__(&self, py: Python<'_>, other: PyRef<'_, PyStream>) -> bool {
