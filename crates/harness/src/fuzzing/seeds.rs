@@ -165,6 +165,28 @@ fn sim_signature(bytes: &[u8]) -> Option<(usize, String)> {
     Some((used, sig))
 }
 
+fn scenario_signature(bytes: &[u8]) -> Option<(usize, String)> {
+    let mut u = Unstructured::new(bytes);
+    crate::fuzzing::scenario::arbitrary_scenario(&mut u).ok()?;
+    let used = bytes.len() - u.len();
+    let scenario = crate::fuzzing::targets::scenario::scenario_of(bytes)?;
+    let r = kmst::reference::simulate_scenario(&scenario);
+    let kinds: BTreeSet<u8> = r.events.iter().map(|e| e.kind).collect();
+    let outcomes: BTreeSet<String> = r.host.iter().map(|h| format!("{:?}", h.outcome)).collect();
+    let sig = format!(
+        "streams:{} owners:{} stopped:{} kinds:{kinds:?} outcomes:{outcomes:?}",
+        r.streams.len().min(3),
+        r.commands
+            .iter()
+            .filter_map(|c| c.stream)
+            .collect::<BTreeSet<_>>()
+            .len()
+            .min(3),
+        r.stopped
+    );
+    Some((used, sig))
+}
+
 fn builder_signature(bytes: &[u8]) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
     let script = Script::arbitrary(&mut u).ok()?;
@@ -198,7 +220,11 @@ fn variant_name(debug: &str) -> String {
 /// per distinct outcome among the first `tries` byte strings.
 pub fn structured_seeds(tries: u64, per_target: usize) -> Vec<Seed> {
     let mut seeds = Vec::new();
-    for (target, len) in [(Target::SimStructured, 1024), (Target::Builder, 600)] {
+    for (target, len) in [
+        (Target::SimStructured, 1024),
+        (Target::Builder, 600),
+        (Target::Scenario, 2048),
+    ] {
         let mut seen = BTreeSet::new();
         for s in 0..tries {
             if seen.len() >= per_target {
@@ -207,6 +233,7 @@ pub fn structured_seeds(tries: u64, per_target: usize) -> Vec<Seed> {
             let bytes = random_bytes(s ^ 0x5EED, len);
             let sig = match target {
                 Target::SimStructured => sim_signature(&bytes),
+                Target::Scenario => scenario_signature(&bytes),
                 _ => builder_signature(&bytes),
             };
             if let Some((used, sig)) = sig

@@ -8,7 +8,7 @@
 //!
 //! One module per target, each with its input's decoding and its
 //! comparison: [`check`], [`sim_raw`], [`sim_structured`] (both through the
-//! shared simulation comparison of [`sim`]) and [`builder`]. This module holds
+//! shared simulation comparison of [`sim`]), [`builder`] and [`scenario`]. This module holds
 //! what they share: the [`Target`] names, the [`Agreement`] they report and
 //! the dispatch.
 
@@ -24,6 +24,7 @@ use kmst::reference::{Params, Status, StreamError};
 
 pub mod builder;
 pub mod check;
+pub mod scenario;
 pub mod sim;
 pub mod sim_raw;
 pub mod sim_structured;
@@ -40,15 +41,17 @@ pub enum Target {
     SimRaw,
     SimStructured,
     Builder,
+    Scenario,
 }
 
 impl Target {
     /// Every target, in the order of `fuzz/Cargo.toml`.
-    pub const ALL: [Target; 4] = [
+    pub const ALL: [Target; 5] = [
         Target::Check,
         Target::SimRaw,
         Target::SimStructured,
         Target::Builder,
+        Target::Scenario,
     ];
 
     /// Its cargo-fuzz name.
@@ -58,6 +61,7 @@ impl Target {
             Target::SimRaw => "sim_raw",
             Target::SimStructured => "sim_structured",
             Target::Builder => "builder",
+            Target::Scenario => "scenario",
         }
     }
 }
@@ -115,6 +119,14 @@ pub enum Agreement {
     },
     /// Builder target: `encode` accepted (op and template counts) or refused.
     Builder { built: Option<(usize, usize)> },
+    /// Scenario target: the common answer's size.
+    Scenario {
+        streams: usize,
+        commands: usize,
+        events: usize,
+        passes: u64,
+        stopped: bool,
+    },
     /// The bytes do not make an input of this target (too short for the generator).
     Skipped,
 }
@@ -153,6 +165,16 @@ impl fmt::Display for Agreement {
                 f,
                 "built {ops} micro-ops and {templates} templates, as the calls asked; both checkers accept; every implementation runs it alike"
             ),
+            Agreement::Scenario {
+                streams,
+                commands,
+                events,
+                passes,
+                stopped,
+            } => write!(
+                f,
+                "{streams} streams, {commands} commands, {events} events, passes {passes}, stopped {stopped}"
+            ),
             Agreement::Skipped => write!(f, "not an input of this target"),
         }
     }
@@ -165,6 +187,7 @@ pub fn run(target: Target, data: &[u8]) -> Result<Agreement, Divergence> {
         Target::SimRaw => sim_raw::sim_raw(data),
         Target::SimStructured => sim_structured::sim_structured(data),
         Target::Builder => builder::builder(data),
+        Target::Scenario => scenario::scenario(data),
     }
 }
 
@@ -204,5 +227,7 @@ pub fn decode_input(target: Target, data: &[u8]) -> (Vec<u8>, Option<Params>) {
                 .and_then(|p| p.upload.ok());
             (built.map(|u| u.encode()).unwrap_or_default(), None)
         }
+        // A scenario has several uploads; `kmst replay` prints the scenario.
+        Target::Scenario => (Vec::new(), None),
     }
 }
