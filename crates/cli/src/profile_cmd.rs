@@ -3,9 +3,10 @@
 //! Takes the flags of `kmst run` for the parameters, runs the stream on a
 //! fast dispatch variant with the profiling observer, and prints the report
 //! (tables, or `--json`), a budget sweep (`--sweep`), and optionally writes a
-//! Perfetto trace (`--trace`).
+//! Perfetto trace (`--trace`). A `.json` file is a kernel scenario (S36):
+//! the same, with a column per stream and the slots by source.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kmst::exec::Dispatch;
@@ -17,7 +18,7 @@ use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The upload to profile (`.kms` is assembled).
+    /// The upload to profile (`.kms` is assembled), or a scenario (`.json`).
     pub file: PathBuf,
     #[command(flatten)]
     pub params: ParamsArgs,
@@ -54,16 +55,102 @@ fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
     }
 }
 
+/// True for a scenario file (`.json`).
+fn is_scenario(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+fn parse_dispatch(name: &str) -> Result<Dispatch, CliError> {
+    name.parse()
+        .map_err(|e: kmst::exec::UnknownDispatch| CliError::Usage(format!("--dispatch: {e}")))
+}
+
+/// Opens the trace file, runs `f` writing into it, keeps it whole, and
+/// notes on standard error where a limited trace stopped.
+fn with_trace<R>(
+    path: &Path,
+    limit: u64,
+    f: impl FnOnce(&mut Replacement) -> Result<(R, trace::TraceEnd, u64), CliError>,
+) -> Result<R, CliError> {
+    let io = |err| CliError::Io {
+        path: path.to_owned(),
+        err,
+    };
+    // Written beside the old file and renamed over it once whole.
+    let mut file = Replacement::create(path).map_err(io)?;
+    let (run, end, simulated) = f(&mut file)?;
+    file.commit().map_err(io)?;
+    if let Some(pass) = end.limited_at {
+        eprintln!(
+            "kmst: note: the trace reached --trace-limit ({limit} bytes) in pass {pass} of the \
+             {simulated} simulated; {} holds the run up to there (raise --trace-limit for more)",
+            path.display()
+        );
+    }
+    Ok(run)
+}
+
+/// `kmst profile SCENARIO.json`: the scenario's parameters, then the flags.
+fn run_scenario(args: &Args) -> Result<ExitCode, CliError> {
+    let input = |message: String| CliError::Input {
+        path: args.file.clone(),
+        message,
+    };
+    let scenario =
+        kmst_harness::scenario_file::read(&args.file).map_err(|e| input(e.to_string()))?;
+    let mut params = build_params_on(scenario.params().clone(), &args.params)?;
+    if let Some(b) = args.budget {
+        params.turn_budget = b as u32; // in_range: 1..=u32::MAX
+    }
+    let scenario = kmst_harness::scenario_file::with_params(&scenario, params)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let dispatch = parse_dispatch(&args.dispatch)?;
+    let usage = |e: profile::scenario::ScenarioProfileError| CliError::Usage(e.to_string());
+    if let Some(budgets) = &args.sweep {
+        let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
+        let rows = profile::scenario::sweep(&scenario, dispatch, &budgets).map_err(usage)?;
+        if args.json {
+            let v = serde_json::json!({"dispatch": dispatch.name(), "sweep": rows});
+            print_out(&format!("{}\n", pretty(&v)))?;
+        } else {
+            print_out(&profile::render::scenario_sweep(&rows))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let run = match &args.trace {
+        None => profile::scenario::profile(&scenario, dispatch).map_err(usage)?,
+        Some(path) => with_trace(path, args.trace_limit, |file| {
+            let (run, end) =
+                trace::profile_scenario_traced(&scenario, dispatch, file, args.trace_limit)
+                    .map_err(|e| match e {
+                        trace::TraceError::Profile(e) => CliError::Usage(e.to_string()),
+                        trace::TraceError::Io(err) => CliError::Io {
+                            path: path.clone(),
+                            err,
+                        },
+                    })?;
+            let simulated = run.observer.kernel.pass_end;
+            Ok((run, end, simulated))
+        })?,
+    };
+    if args.json {
+        print_out(&format!("{}\n", pretty(&run.profile)))?;
+    } else {
+        print_out(&profile::render::scenario_human(&run.profile))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if is_scenario(&args.file) {
+        return run_scenario(&args);
+    }
     let (upload, base) = load_stream(&args.file)?;
     let mut params = build_params_on(base, &args.params)?;
     if let Some(b) = args.budget {
         params.turn_budget = b as u32; // in_range: 1..=u32::MAX
     }
-    let dispatch: Dispatch = args
-        .dispatch
-        .parse()
-        .map_err(|e: kmst::exec::UnknownDispatch| CliError::Usage(format!("--dispatch: {e}")))?;
+    let dispatch = parse_dispatch(&args.dispatch)?;
 
     if let Some(budgets) = &args.sweep {
         let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
@@ -81,31 +168,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let run = match &args.trace {
         None => profile::profile(&upload, &params, dispatch, false)
             .map_err(|e| profile_error(&args.file, e))?,
-        Some(path) => {
-            let io = |err| CliError::Io {
-                path: path.clone(),
-                err,
-            };
-            // Written beside the old file and renamed over it once whole.
-            let mut file = Replacement::create(path).map_err(io)?;
+        Some(path) => with_trace(path, args.trace_limit, |file| {
             let (run, end) =
-                trace::profile_traced(&upload, &params, dispatch, &mut file, args.trace_limit)
-                    .map_err(|e| match e {
+                trace::profile_traced(&upload, &params, dispatch, file, args.trace_limit).map_err(
+                    |e| match e {
                         trace::TraceError::Profile(e) => profile_error(&args.file, e),
-                        trace::TraceError::Io(err) => io(err),
-                    })?;
-            file.commit().map_err(io)?;
-            if let Some(pass) = end.limited_at {
-                eprintln!(
-                    "kmst: note: the trace reached --trace-limit ({} bytes) in pass {pass} of the {} \
-                     simulated; {} holds the run up to there (raise --trace-limit for more)",
-                    args.trace_limit,
-                    run.observer.pass_end,
-                    path.display()
-                );
-            }
-            run
-        }
+                        trace::TraceError::Io(err) => CliError::Io {
+                            path: path.clone(),
+                            err,
+                        },
+                    },
+                )?;
+            let simulated = run.observer.pass_end;
+            Ok((run, end, simulated))
+        })?,
     };
     if args.json {
         print_out(&format!("{}\n", pretty(&run.profile)))?;
