@@ -220,7 +220,37 @@ fn table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
     }
 }
 
-/// The human report of a scenario: a column per stream.
+/// More streams than this share columns: one per upload range.
+const MAX_STREAM_COLUMNS: usize = 8;
+
+/// The columns of the turn tables: one per stream, or with more than
+/// [`MAX_STREAM_COLUMNS`] streams one per upload range (`[0, 128) x25`:
+/// every stream started from it), each with the streams it adds up.
+fn stream_columns(p: &ScenarioProfile) -> Vec<(String, Vec<usize>)> {
+    if p.streams.len() <= MAX_STREAM_COLUMNS {
+        return p
+            .streams
+            .iter()
+            .map(|t| (format!("stream {}", t.stream), vec![t.stream]))
+            .collect();
+    }
+    let mut groups: Vec<((u32, u32), Vec<usize>)> = Vec::new();
+    for (i, t) in p.streams.iter().enumerate() {
+        match groups.iter_mut().find(|g| g.0 == (t.offset, t.length)) {
+            Some(g) => g.1.push(i),
+            None => groups.push(((t.offset, t.length), vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((offset, length), members)| {
+            let end = u64::from(offset) + u64::from(length);
+            (format!("[{offset}, {end}) x{}", members.len()), members)
+        })
+        .collect()
+}
+
+/// The human report of a scenario: a column per stream (or per upload).
 pub fn scenario_human(p: &ScenarioProfile) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -235,11 +265,7 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
     let _ = writeln!(s, "commands      {}", p.commands);
     let _ = writeln!(s, "micro-ops     {}", p.micro_ops);
 
-    let names: Vec<String> = p
-        .streams
-        .iter()
-        .map(|t| format!("stream {}", t.stream))
-        .collect();
+    let columns = stream_columns(p);
     let _ = writeln!(s, "\nstreams");
     let header: Vec<String> = [
         "stream",
@@ -299,7 +325,7 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
             .collect();
         let _ = writeln!(s, "\nmicro-ops per turn (turns of each stream)");
         let mut header = vec!["micro-ops".to_owned()];
-        header.extend(names.iter().cloned());
+        header.extend(columns.iter().map(|c| c.0.clone()));
         let rows: Vec<Vec<String>> = buckets_of(&merged, p.turn_budget)
             .into_iter()
             .map(|(lo, hi, _)| {
@@ -308,11 +334,10 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
                 } else {
                     format!("{lo}..={hi}")
                 }];
-                for t in &p.streams {
-                    let n: u64 = t
-                        .turns
-                        .ops_histogram
+                for (_, members) in &columns {
+                    let n: u64 = members
                         .iter()
+                        .flat_map(|&i| &p.streams[i].turns.ops_histogram)
                         .filter(|r| lo <= r.ops && r.ops <= hi)
                         .map(|r| r.turns)
                         .sum();
@@ -325,16 +350,23 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
 
         let _ = writeln!(s, "\nwhy turns ended (turns taken, +idle passes skipped)");
         let mut header = vec!["reason".to_owned()];
-        header.extend(names.iter().cloned());
+        header.extend(columns.iter().map(|c| c.0.clone()));
         let rows: Vec<Vec<String>> = (0..super::collect::TURN_END_NAMES.len())
             .map(|r| {
                 let mut row = vec![super::collect::TURN_END_NAMES[r].to_owned()];
-                for t in &p.streams {
-                    let e = &t.turns.ends[r];
-                    row.push(if e.skipped > 0 {
-                        format!("{} +{}", e.turns, e.skipped)
+                for (_, members) in &columns {
+                    let turns: u64 = members
+                        .iter()
+                        .map(|&i| p.streams[i].turns.ends[r].turns)
+                        .sum();
+                    let skipped: u64 = members
+                        .iter()
+                        .map(|&i| p.streams[i].turns.ends[r].skipped)
+                        .sum();
+                    row.push(if skipped > 0 {
+                        format!("{turns} +{skipped}")
                     } else {
-                        e.turns.to_string()
+                        turns.to_string()
                     });
                 }
                 row
@@ -379,20 +411,45 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
     ]
     .map(String::from)
     .to_vec();
-    let rows: Vec<Vec<String>> = p
-        .slots_by_source
-        .iter()
-        .map(|r| {
-            vec![
-                r.source.clone(),
-                r.commands.to_string(),
-                r.queued.to_string(),
-                r.slot_passes.to_string(),
-                format!("{:.2}", r.mean),
-                r.max.to_string(),
-            ]
-        })
-        .collect();
+    // With many streams, one row per column of the turn tables (the max
+    // is the largest of its streams'); the host last.
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let n = p.streams.len();
+    let grouped: Vec<(String, Vec<usize>)> = if n > MAX_STREAM_COLUMNS {
+        columns.clone()
+    } else {
+        (0..n)
+            .map(|i| (p.slots_by_source[i].source.clone(), vec![i]))
+            .collect()
+    };
+    for (name, members) in grouped.into_iter().chain([("host".to_owned(), vec![n])]) {
+        let of = |f: &dyn Fn(&super::scenario::SourceSlots) -> u64| -> u64 {
+            members
+                .iter()
+                .filter_map(|&i| p.slots_by_source.get(i))
+                .map(f)
+                .sum()
+        };
+        let mean: f64 = members
+            .iter()
+            .filter_map(|&i| p.slots_by_source.get(i))
+            .map(|r| r.mean)
+            .sum();
+        let max = members
+            .iter()
+            .filter_map(|&i| p.slots_by_source.get(i))
+            .map(|r| r.max)
+            .max()
+            .unwrap_or(0);
+        rows.push(vec![
+            name,
+            of(&|r| r.commands).to_string(),
+            of(&|r| r.queued).to_string(),
+            of(&|r| r.slot_passes).to_string(),
+            format!("{mean:.2}"),
+            max.to_string(),
+        ]);
+    }
     table(&mut s, &header, &rows);
     let _ = writeln!(s, "\n  {:>5}  {:>10}  {:>6}", "slots", "passes", "share");
     let max = p.slots.histogram.iter().copied().max().unwrap_or(0);
