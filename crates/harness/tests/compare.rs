@@ -178,7 +178,7 @@ fn bundled_scenario(name: &str) -> Workload {
 fn the_bundled_scenarios_agree_on_every_variant() {
     for name in ["four_streams", "host_mix"] {
         let w = bundled_scenario(name);
-        let scenario = w.scenario.as_ref().expect("a scenario workload");
+        let scenario = w.scenario.as_deref().expect("a scenario workload");
         let passes = compare::check_agreement(&w, &Implementation::all()).unwrap();
         // Each variant's answer is the reference's, field for field.
         let want = kmst::reference::simulate_scenario(scenario);
@@ -201,7 +201,7 @@ fn the_bundled_scenarios_run_what_their_sources_say() {
     // nothing, S17, so the competition for slots changes no count).
     let w = bundled_scenario("four_streams");
     assert_eq!(compare::count_ops(&w), 4 * (4 + 2_000 * 10 + 250 + 2));
-    let answer = kmst::reference::simulate_scenario(w.scenario.as_ref().unwrap());
+    let answer = kmst::reference::simulate_scenario(w.scenario.as_deref().unwrap());
     // 4 x 2,000 SUBMITs and the host's 64 queued jobs; all four halt.
     assert_eq!(answer.commands.len(), 4 * 2_000 + 64);
     let host_jobs = answer
@@ -220,7 +220,7 @@ fn the_bundled_scenarios_run_what_their_sources_say() {
     // + HALT = 1,204, done well before the next round's RUN.
     let w = bundled_scenario("host_mix");
     assert_eq!(compare::count_ops(&w), 25 * (40 * 64 + 1_204));
-    let answer = kmst::reference::simulate_scenario(w.scenario.as_ref().unwrap());
+    let answer = kmst::reference::simulate_scenario(w.scenario.as_deref().unwrap());
     // 50 streams; the second RUN of each round (req 30 active) and the
     // second CANCEL (no such stream) are rejected, and so is every
     // `deadline(0)` (odd rounds: 12).

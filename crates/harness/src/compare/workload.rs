@@ -115,8 +115,9 @@ pub struct Workload {
     pub upload: Vec<u8>,
     /// The stream's parameters, or the scenario's.
     pub params: Params,
-    /// When set, the workload is this scenario, not a stream.
-    pub scenario: Option<Scenario>,
+    /// When set, the workload is this scenario, not a stream (boxed: a
+    /// stream workload stays small).
+    pub scenario: Option<Box<Scenario>>,
 }
 
 /// Why compare could not run or found the variants disagreeing.
@@ -179,7 +180,7 @@ impl Workload {
             notes: notes.to_owned(),
             upload: Vec::new(),
             params: scenario.params().clone(),
-            scenario: Some(scenario),
+            scenario: Some(Box::new(scenario)),
         }
     }
 
