@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::pairs::PairReport;
 use super::report::{OpsRow, Profile, SweepRow};
 use super::scenario::{ScenarioProfile, ScenarioSweepRow};
 
@@ -194,8 +195,8 @@ pub fn sweep(rows: &[SweepRow]) -> String {
     s
 }
 
-/// A table with a left-aligned first column and right-aligned others.
-fn table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
+/// A table whose first `left` columns are left-aligned, the others right-aligned.
+fn table(s: &mut String, header: &[String], rows: &[Vec<String>], left: usize) {
     let mut width: Vec<usize> = header.iter().map(String::len).collect();
     for r in rows {
         for (w, c) in width.iter_mut().zip(r) {
@@ -205,11 +206,11 @@ fn table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
     let mut line = |cells: &[String]| {
         let mut l = String::from(" ");
         for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
-            l.push(' ');
-            if i == 0 {
+            l.push_str(if i == 0 { " " } else { "  " });
+            if i < left {
                 l.push_str(&format!("{c:<w$}"));
             } else {
-                l.push_str(&format!(" {c:>w$}"));
+                l.push_str(&format!("{c:>w$}"));
             }
         }
         let _ = writeln!(s, "{}", l.trim_end());
@@ -309,7 +310,7 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
             ]
         })
         .collect();
-    table(&mut s, &header, &rows);
+    table(&mut s, &header, &rows, 1);
 
     if !p.streams.is_empty() {
         // Buckets over all the streams' turns, then each stream's count in each.
@@ -346,7 +347,7 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
                 row
             })
             .collect();
-        table(&mut s, &header, &rows);
+        table(&mut s, &header, &rows, 1);
 
         let _ = writeln!(s, "\nwhy turns ended (turns taken, +idle passes skipped)");
         let mut header = vec!["reason".to_owned()];
@@ -372,7 +373,7 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
                 row
             })
             .collect();
-        table(&mut s, &header, &rows);
+        table(&mut s, &header, &rows, 1);
     }
 
     let sent: Vec<_> = p.host.iter().filter(|h| h.sent > 0).collect();
@@ -393,7 +394,7 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
                 ]
             })
             .collect();
-        table(&mut s, &header, &rows);
+        table(&mut s, &header, &rows, 1);
     }
 
     let _ = writeln!(
@@ -450,7 +451,7 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
             max.to_string(),
         ]);
     }
-    table(&mut s, &header, &rows);
+    table(&mut s, &header, &rows, 1);
     let _ = writeln!(s, "\n  {:>5}  {:>10}  {:>6}", "slots", "passes", "share");
     let max = p.slots.histogram.iter().copied().max().unwrap_or(0);
     for (k, &n) in p.slots.histogram.iter().enumerate() {
@@ -504,7 +505,7 @@ pub fn scenario_sweep(rows: &[ScenarioSweepRow]) -> String {
             ]
         })
         .collect();
-    table(&mut s, &header, &cells);
+    table(&mut s, &header, &cells, 1);
     s
 }
 
@@ -525,6 +526,66 @@ fn status_counts(statuses: &[String]) -> String {
         .map(|(n, c)| format!("{c} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A count with thousands separators.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The `--pairs` report: the sources, then the top pairs and triples.
+pub fn pairs(r: &PairReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "adjacent micro-ops executed within one turn: {} dispatch, {} source{}",
+        r.dispatch,
+        r.sources.len(),
+        if r.sources.len() == 1 { "" } else { "s" }
+    );
+    let _ = writeln!(s, "micro-ops     {}", grouped(r.micro_ops));
+    let _ = writeln!(s, "pairs         {}", grouped(r.pairs));
+    let _ = writeln!(s, "triples       {}", grouped(r.triples));
+    for (title, rows, total) in [
+        ("pairs", &r.top_pairs, r.pairs),
+        ("triples", &r.top_triples, r.triples),
+    ] {
+        let _ = writeln!(s, "\n{title} (of {})", grouped(total));
+        let header = [
+            "rank",
+            "micro-ops",
+            "count",
+            "share",
+            "sources",
+            "most from",
+        ]
+        .map(String::from)
+        .to_vec();
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                vec![
+                    (i + 1).to_string(),
+                    row.ops.join(" -> "),
+                    grouped(row.count),
+                    pct(row.share),
+                    row.sources.to_string(),
+                    format!("{} ({})", row.top_source, pct(row.top_share)),
+                ]
+            })
+            .collect();
+        table(&mut s, &header, &cells, 2);
+    }
+    s
 }
 
 #[cfg(test)]
