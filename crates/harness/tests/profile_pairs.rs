@@ -42,6 +42,14 @@ fn a_loop_in_one_turn() {
         assert_eq!(c.triples[&["jlt", "addi", "jlt"]], 99);
         assert_eq!(c.triples[&["addi", "jlt", "halt"]], 1);
         assert_eq!(c.triples.values().sum::<u64>(), 200);
+        // Straight lines (pc, pc + 1): set(0)->addi(1), addi(1)->jlt(2),
+        // jlt(2)->halt(3) when it falls through; jlt->addi jumps back (2 -> 1).
+        assert_eq!(c.pairs_straight[&["addi", "jlt"]], 100);
+        assert_eq!(c.pairs_straight[&["jlt", "halt"]], 1);
+        assert!(!c.pairs_straight.contains_key(&["jlt", "addi"]));
+        assert_eq!(c.triples_straight[&["set", "addi", "jlt"]], 1);
+        assert_eq!(c.triples_straight[&["addi", "jlt", "halt"]], 1);
+        assert_eq!(c.triples_straight.len(), 2);
     }
 }
 
@@ -150,4 +158,6 @@ fn the_report_ranks_and_attributes() {
     assert_eq!(r.top_pairs[1].top_source, "one");
     assert!((r.top_pairs[1].top_share - 100.0 / 197.0).abs() < 1e-12);
     assert!((r.top_pairs[0].share - 198.0 / 399.0).abs() < 1e-12);
+    // jlt->addi always jumps back; addi->jlt is always a straight line.
+    assert_eq!((r.top_pairs[0].straight, r.top_pairs[1].straight), (0, 197));
 }

@@ -107,6 +107,11 @@ pub struct Counts {
     pub ops: u64,
     pub pairs: HashMap<[&'static str; 2], u64>,
     pub triples: HashMap<[&'static str; 3], u64>,
+    /// Of `pairs`, those whose second micro-op is the next in the program
+    /// (pc + 1): a straight line a superinstruction can cover, not a jump.
+    pub pairs_straight: HashMap<[&'static str; 2], u64>,
+    /// Of `triples`, those at pc, pc + 1, pc + 2.
+    pub triples_straight: HashMap<[&'static str; 3], u64>,
 }
 
 impl Counts {
@@ -118,6 +123,12 @@ impl Counts {
         }
         for (k, n) in &other.triples {
             *self.triples.entry(*k).or_insert(0) += n;
+        }
+        for (k, n) in &other.pairs_straight {
+            *self.pairs_straight.entry(*k).or_insert(0) += n;
+        }
+        for (k, n) in &other.triples_straight {
+            *self.triples_straight.entry(*k).or_insert(0) += n;
         }
     }
 
@@ -139,10 +150,18 @@ impl Counts {
             };
             c.ops += s.ops;
             for (&(a, b), &n) in &s.pairs {
-                *c.pairs.entry([name(a), name(b)]).or_insert(0) += n;
+                let k = [name(a), name(b)];
+                *c.pairs.entry(k).or_insert(0) += n;
+                if b == a.wrapping_add(1) {
+                    *c.pairs_straight.entry(k).or_insert(0) += n;
+                }
             }
             for (&(a, b, d), &n) in &s.triples {
-                *c.triples.entry([name(a), name(b), name(d)]).or_insert(0) += n;
+                let k = [name(a), name(b), name(d)];
+                *c.triples.entry(k).or_insert(0) += n;
+                if b == a.wrapping_add(1) && d == b.wrapping_add(1) {
+                    *c.triples_straight.entry(k).or_insert(0) += n;
+                }
             }
         }
         c
@@ -187,6 +206,9 @@ pub struct SeqRow {
     pub count: u64,
     /// Its share of all pairs (or triples) executed.
     pub share: f64,
+    /// Of `count`, the times its micro-ops were at consecutive pcs (a
+    /// straight line, which a superinstruction can cover; the rest jumped).
+    pub straight: u64,
     /// How many sources execute it.
     pub sources: u64,
     /// The source that executes it most, and its share of `count`.
@@ -212,6 +234,7 @@ pub struct PairReport {
 fn top_rows<const N: usize>(
     sources: &[(String, Counts)],
     get: impl Fn(&Counts) -> &HashMap<[&'static str; N], u64>,
+    straight: impl Fn(&Counts) -> &HashMap<[&'static str; N], u64>,
     top: usize,
 ) -> (u64, Vec<SeqRow>) {
     let mut all: HashMap<[&'static str; N], u64> = HashMap::new();
@@ -229,7 +252,9 @@ fn top_rows<const N: usize>(
         .map(|(k, count)| {
             let mut in_sources = 0;
             let mut best: Option<(&str, u64)> = None;
+            let mut in_line = 0;
             for (name, c) in sources {
+                in_line += straight(c).get(&k).copied().unwrap_or(0);
                 let n = get(c).get(&k).copied().unwrap_or(0);
                 if n > 0 {
                     in_sources += 1;
@@ -243,6 +268,7 @@ fn top_rows<const N: usize>(
                 ops: k.to_vec(),
                 count,
                 share: count as f64 / total.max(1) as f64,
+                straight: in_line,
                 sources: in_sources,
                 top_source: top_source.to_owned(),
                 top_share: top_n as f64 / count.max(1) as f64,
@@ -255,8 +281,9 @@ fn top_rows<const N: usize>(
 impl PairReport {
     /// The report of `sources` (name and counts), `top` rows of each kind.
     pub fn build(dispatch: Dispatch, sources: &[(String, Counts)], top: usize) -> PairReport {
-        let (pairs, top_pairs) = top_rows(sources, |c| &c.pairs, top);
-        let (triples, top_triples) = top_rows(sources, |c| &c.triples, top);
+        let (pairs, top_pairs) = top_rows(sources, |c| &c.pairs, |c| &c.pairs_straight, top);
+        let (triples, top_triples) =
+            top_rows(sources, |c| &c.triples, |c| &c.triples_straight, top);
         PairReport {
             dispatch: dispatch.name().to_owned(),
             sources: sources

@@ -564,6 +564,7 @@ pub fn pairs(r: &PairReport) -> String {
             "micro-ops",
             "count",
             "share",
+            "straight",
             "sources",
             "most from",
         ]
@@ -578,6 +579,7 @@ pub fn pairs(r: &PairReport) -> String {
                     row.ops.join(" -> "),
                     grouped(row.count),
                     pct(row.share),
+                    pct(row.straight as f64 / row.count.max(1) as f64),
                     row.sources.to_string(),
                     format!("{} ({})", row.top_source, pct(row.top_share)),
                 ]
