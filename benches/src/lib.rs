@@ -20,9 +20,11 @@ pub fn workload(name: &str) -> Workload {
     Workload::from_source(name, source).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Every bundled workload, in report order.
+/// Every bundled stream workload, in report order (the bundled scenarios
+/// are `kmst compare`'s only).
 pub fn workloads() -> Vec<Workload> {
-    compare::bundled().unwrap_or_else(|e| panic!("{e}"))
+    let all = compare::bundled().unwrap_or_else(|e| panic!("{e}"));
+    all.into_iter().filter(|w| w.scenario.is_none()).collect()
 }
 
 /// One kmst dispatch variant on one bundled workload, ready to run.

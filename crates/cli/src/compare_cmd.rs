@@ -15,7 +15,8 @@ use crate::common::{CliError, print_out, read_file, write_file};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// `.kms` workloads (with `;@ params` directives); default: the bundled set.
+    /// `.kms` workloads (with `;@ params` directives) or scenario files
+    /// (`.json`); default: the bundled set.
     pub files: Vec<PathBuf>,
     /// A few seconds in all: fewer, shorter samples (CI).
     #[arg(long, conflicts_with = "full")]
@@ -89,15 +90,23 @@ fn workloads(args: &Args) -> Result<Vec<Workload>, CliError> {
             .files
             .iter()
             .map(|path| {
+                let name = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("workload");
+                if path.extension().is_some_and(|e| e == "json") {
+                    let scenario =
+                        kmst_harness::scenario_file::read(path).map_err(|e| CliError::Input {
+                            path: path.clone(),
+                            message: e.to_string(),
+                        })?;
+                    return Ok(Workload::from_scenario(name, "a kernel scenario", scenario));
+                }
                 let bytes = read_file(path)?;
                 let text = String::from_utf8(bytes).map_err(|_| CliError::Input {
                     path: path.clone(),
                     message: "not UTF-8 text (compare reads .kms sources)".into(),
                 })?;
-                let name = path
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or("workload");
                 Workload::from_source(name, &text).map_err(|e| input(e, path.clone()))
             })
             .collect();
@@ -106,7 +115,7 @@ fn workloads(args: &Args) -> Result<Vec<Workload>, CliError> {
     if args.workloads.is_empty() {
         return Ok(all);
     }
-    let known: Vec<&str> = compare::BUNDLED.iter().map(|(n, _)| *n).collect();
+    let known = compare::bundled_names();
     args.workloads
         .iter()
         .map(|name| {

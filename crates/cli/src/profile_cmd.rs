@@ -3,22 +3,36 @@
 //! Takes the flags of `kmst run` for the parameters, runs the stream on a
 //! fast dispatch variant with the profiling observer, and prints the report
 //! (tables, or `--json`), a budget sweep (`--sweep`), and optionally writes a
-//! Perfetto trace (`--trace`).
+//! Perfetto trace (`--trace`). A `.json` file is a kernel scenario (S36):
+//! the same, with a column per stream and the slots by source.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kmst::exec::Dispatch;
+use kmst::reference::Scenario;
+use kmst_harness::compare;
 use kmst_harness::corpus::replace::Replacement;
-use kmst_harness::profile::{self, ProfileError, trace};
+use kmst_harness::profile::{self, ProfileError, pairs, trace};
 
 use crate::common::{CliError, load_stream, print_out};
 use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The upload to profile (`.kms` is assembled).
-    pub file: PathBuf,
+    /// The upload to profile (`.kms` is assembled), or a scenario (`.json`);
+    /// with --pairs, any number of them (none: the corpus and the bundled
+    /// workloads).
+    #[arg(required_unless_present = "pairs")]
+    pub files: Vec<PathBuf>,
+    /// Count the adjacent micro-ops executed within a turn, pairs and
+    /// triples, over every FILE (each with its own parameters, the run flags
+    /// over them).
+    #[arg(long, conflicts_with_all = ["sweep", "trace", "budget"])]
+    pub pairs: bool,
+    /// With --pairs: how many pairs and triples to list.
+    #[arg(long, default_value_t = 10, requires = "pairs")]
+    pub top: usize,
     #[command(flatten)]
     pub params: ParamsArgs,
     /// The fast dispatch variant: tail, switch or threaded.
@@ -54,21 +68,114 @@ fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
     }
 }
 
+/// True for a scenario file (`.json`).
+fn is_scenario(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+fn parse_dispatch(name: &str) -> Result<Dispatch, CliError> {
+    name.parse()
+        .map_err(|e: kmst::exec::UnknownDispatch| CliError::Usage(format!("--dispatch: {e}")))
+}
+
+/// Opens the trace file, runs `f` writing into it, keeps it whole, and
+/// notes on standard error where a limited trace stopped.
+fn with_trace<R>(
+    path: &Path,
+    limit: u64,
+    f: impl FnOnce(&mut Replacement) -> Result<(R, trace::TraceEnd, u64), CliError>,
+) -> Result<R, CliError> {
+    let io = |err| CliError::Io {
+        path: path.to_owned(),
+        err,
+    };
+    // Written beside the old file and renamed over it once whole.
+    let mut file = Replacement::create(path).map_err(io)?;
+    let (run, end, simulated) = f(&mut file)?;
+    file.commit().map_err(io)?;
+    if let Some(pass) = end.limited_at {
+        eprintln!(
+            "kmst: note: the trace reached --trace-limit ({limit} bytes) in pass {pass} of the \
+             {simulated} simulated; {} holds the run up to there (raise --trace-limit for more)",
+            path.display()
+        );
+    }
+    Ok(run)
+}
+
+/// `kmst profile SCENARIO.json`: the scenario's parameters, then the flags.
+fn run_scenario(args: &Args, file: &Path) -> Result<ExitCode, CliError> {
+    let input = |message: String| CliError::Input {
+        path: file.to_owned(),
+        message,
+    };
+    let scenario = kmst_harness::scenario_file::read(file).map_err(|e| input(e.to_string()))?;
+    let mut params = build_params_on(scenario.params().clone(), &args.params)?;
+    if let Some(b) = args.budget {
+        params.turn_budget = b as u32; // in_range: 1..=u32::MAX
+    }
+    let scenario = kmst_harness::scenario_file::with_params(&scenario, params)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let dispatch = parse_dispatch(&args.dispatch)?;
+    let usage = |e: profile::scenario::ScenarioProfileError| CliError::Usage(e.to_string());
+    if let Some(budgets) = &args.sweep {
+        let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
+        let rows = profile::scenario::sweep(&scenario, dispatch, &budgets).map_err(usage)?;
+        if args.json {
+            let v = serde_json::json!({"dispatch": dispatch.name(), "sweep": rows});
+            print_out(&format!("{}\n", pretty(&v)))?;
+        } else {
+            print_out(&profile::render::scenario_sweep(&rows))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let run = match &args.trace {
+        None => profile::scenario::profile(&scenario, dispatch).map_err(usage)?,
+        Some(path) => with_trace(path, args.trace_limit, |file| {
+            let (run, end) =
+                trace::profile_scenario_traced(&scenario, dispatch, file, args.trace_limit)
+                    .map_err(|e| match e {
+                        trace::TraceError::Profile(e) => CliError::Usage(e.to_string()),
+                        trace::TraceError::Io(err) => CliError::Io {
+                            path: path.clone(),
+                            err,
+                        },
+                    })?;
+            let simulated = run.observer.kernel.pass_end;
+            Ok((run, end, simulated))
+        })?,
+    };
+    if args.json {
+        print_out(&format!("{}\n", pretty(&run.profile)))?;
+    } else {
+        print_out(&profile::render::scenario_human(&run.profile))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let (upload, base) = load_stream(&args.file)?;
+    if args.pairs {
+        return run_pairs(&args);
+    }
+    let [file] = args.files.as_slice() else {
+        return Err(CliError::Usage(
+            "kmst profile takes one FILE (several only with --pairs)".into(),
+        ));
+    };
+    if is_scenario(file) {
+        return run_scenario(&args, file);
+    }
+    let (upload, base) = load_stream(file)?;
     let mut params = build_params_on(base, &args.params)?;
     if let Some(b) = args.budget {
         params.turn_budget = b as u32; // in_range: 1..=u32::MAX
     }
-    let dispatch: Dispatch = args
-        .dispatch
-        .parse()
-        .map_err(|e: kmst::exec::UnknownDispatch| CliError::Usage(format!("--dispatch: {e}")))?;
+    let dispatch = parse_dispatch(&args.dispatch)?;
 
     if let Some(budgets) = &args.sweep {
         let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
         let rows = profile::sweep(&upload, &params, dispatch, &budgets)
-            .map_err(|e| profile_error(&args.file, e))?;
+            .map_err(|e| profile_error(file, e))?;
         if args.json {
             let v = serde_json::json!({"dispatch": dispatch.name(), "sweep": rows});
             print_out(&format!("{}\n", pretty(&v)))?;
@@ -80,37 +187,102 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
     let run = match &args.trace {
         None => profile::profile(&upload, &params, dispatch, false)
-            .map_err(|e| profile_error(&args.file, e))?,
-        Some(path) => {
-            let io = |err| CliError::Io {
-                path: path.clone(),
-                err,
-            };
-            // Written beside the old file and renamed over it once whole.
-            let mut file = Replacement::create(path).map_err(io)?;
+            .map_err(|e| profile_error(file, e))?,
+        Some(path) => with_trace(path, args.trace_limit, |out| {
             let (run, end) =
-                trace::profile_traced(&upload, &params, dispatch, &mut file, args.trace_limit)
-                    .map_err(|e| match e {
-                        trace::TraceError::Profile(e) => profile_error(&args.file, e),
-                        trace::TraceError::Io(err) => io(err),
-                    })?;
-            file.commit().map_err(io)?;
-            if let Some(pass) = end.limited_at {
-                eprintln!(
-                    "kmst: note: the trace reached --trace-limit ({} bytes) in pass {pass} of the {} \
-                     simulated; {} holds the run up to there (raise --trace-limit for more)",
-                    args.trace_limit,
-                    run.observer.pass_end,
-                    path.display()
-                );
-            }
-            run
-        }
+                trace::profile_traced(&upload, &params, dispatch, out, args.trace_limit).map_err(
+                    |e| match e {
+                        trace::TraceError::Profile(e) => profile_error(file, e),
+                        trace::TraceError::Io(err) => CliError::Io {
+                            path: path.clone(),
+                            err,
+                        },
+                    },
+                )?;
+            let simulated = run.observer.pass_end;
+            Ok((run, end, simulated))
+        })?,
     };
     if args.json {
         print_out(&format!("{}\n", pretty(&run.profile)))?;
     } else {
         print_out(&profile::render::human(&run.profile))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A scenario file, its uploads assembled, under the run flags.
+fn load_scenario(path: &Path, flags: &ParamsArgs) -> Result<Scenario, CliError> {
+    let scenario = kmst_harness::scenario_file::read(path).map_err(|e| CliError::Input {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    let params = build_params_on(scenario.params().clone(), flags)?;
+    kmst_harness::scenario_file::with_params(&scenario, params)
+        .map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// `kmst profile --pairs [FILES...]`.
+fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
+    let dispatch = parse_dispatch(&args.dispatch)?;
+    let name = |p: &Path| p.display().to_string();
+    let mut sources: Vec<(String, pairs::Counts)> = Vec::new();
+    if args.files.is_empty() {
+        // The corpus, then the bundled workloads.
+        let dir = Path::new(kmst_harness::corpus::DEFAULT_DIR);
+        let names = kmst_harness::corpus::stream_names(dir).map_err(|e| {
+            CliError::Usage(format!(
+                "--pairs without FILES reads the corpus from {} (run it from the workspace \
+                 root): {e}",
+                dir.display()
+            ))
+        })?;
+        for stream in names {
+            let path = dir.join(format!("{stream}.kms"));
+            let (upload, base) = load_stream(&path)?;
+            let params = build_params_on(base, &args.params)?;
+            if params.validate().is_err() {
+                continue; // a corpus stream about bad parameters runs nothing
+            }
+            sources.push((name(&path), pairs::count_stream(&upload, &params, dispatch)));
+        }
+        let bundled = compare::bundled().map_err(|e| CliError::Usage(format!("bundled {e}")))?;
+        for w in bundled {
+            let counts = match &w.scenario {
+                Some(s) => {
+                    let params = build_params_on(s.params().clone(), &args.params)?;
+                    let s = kmst_harness::scenario_file::with_params(s, params)
+                        .map_err(|e| CliError::Usage(e.to_string()))?;
+                    pairs::count_scenario(&s, dispatch)
+                }
+                None => {
+                    let params = build_params_on(w.params.clone(), &args.params)?;
+                    pairs::count_stream(&w.upload, &params, dispatch)
+                }
+            };
+            sources.push((format!("bench:{}", w.name), counts));
+        }
+    } else {
+        for path in &args.files {
+            let counts = if is_scenario(path) {
+                pairs::count_scenario(&load_scenario(path, &args.params)?, dispatch)
+            } else {
+                let (upload, base) = load_stream(path)?;
+                let params = build_params_on(base, &args.params)?;
+                params.validate().map_err(|e| CliError::Input {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+                pairs::count_stream(&upload, &params, dispatch)
+            };
+            sources.push((name(path), counts));
+        }
+    }
+    let report = pairs::PairReport::build(dispatch, &sources, args.top);
+    if args.json {
+        print_out(&format!("{}\n", pretty(&report)))?;
+    } else {
+        print_out(&profile::render::pairs(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -87,6 +87,70 @@ fn json_of_a_bundled_workload() {
 }
 
 #[test]
+fn the_bundled_scenarios_in_the_table() {
+    let out = kmst()
+        .args([
+            "compare",
+            "--quick",
+            "--samples",
+            "1",
+            "--workloads",
+            "four_streams,host_mix",
+            "--variants",
+            "tail",
+        ])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The micro-op column: four_streams 4 x 20,256; host_mix 25 x (2,560 + 1,204)
+    // (worked out in the harness's tests/compare.rs).
+    let cells = |name: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row in\n{text}"))
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        cells("four_streams")[..3],
+        ["four_streams", "tail", "81,024"]
+    );
+    assert_eq!(cells("host_mix")[..3], ["host_mix", "tail", "94,100"]);
+}
+
+#[test]
+fn a_scenario_file_is_a_workload() {
+    let out = kmst()
+        .args([
+            "compare",
+            "--quick",
+            "--samples",
+            "1",
+            "--json",
+            &workspace_file("corpus/bench/four_streams.json"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["workloads"][0]["name"], "four_streams");
+    assert_eq!(v["workloads"][0]["ops"], 81_024);
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let out = kmst()
         .args(["compare", "--quick", "--variants", "nope"])

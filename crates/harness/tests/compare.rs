@@ -101,8 +101,17 @@ fn bundled_workloads_load_in_report_order() {
             "queue_stress",
             "jobs_1000",
             "long_wait",
-            "long_wait_1"
+            "long_wait_1",
+            "four_streams",
+            "host_mix"
         ]
+    );
+    assert_eq!(
+        names,
+        compare::bundled_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
     );
     // The params directives are read: long_wait's delay is 1,000,000 passes.
     let lw = bundled("long_wait");
@@ -155,6 +164,75 @@ fn micro_op_counts_match_the_sources() {
         &mut c,
     );
     assert_eq!(c.ops, 7);
+}
+
+fn bundled_scenario(name: &str) -> Workload {
+    let b = compare::BUNDLED_SCENARIOS
+        .iter()
+        .find(|b| b.name == name)
+        .unwrap();
+    Workload::from_bundled(b).unwrap()
+}
+
+#[test]
+fn the_bundled_scenarios_agree_on_every_variant() {
+    for name in ["four_streams", "host_mix"] {
+        let w = bundled_scenario(name);
+        let scenario = w.scenario.as_deref().expect("a scenario workload");
+        let passes = compare::check_agreement(&w, &Implementation::all()).unwrap();
+        // Each variant's answer is the reference's, field for field.
+        let want = kmst::reference::simulate_scenario(scenario);
+        assert_eq!(passes, want.passes);
+        for &d in Dispatch::ALL {
+            assert_eq!(
+                compare::simulate_scenario(scenario, d.into()),
+                want,
+                "{name} {d}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_bundled_scenarios_run_what_their_sources_say() {
+    // four_streams: four streams of 4 SETs + 2,000 rounds of AND MUL ADD
+    // SUBMIT RESULT ADD ADDI AND JNZ JLT (10) + a WAIT 8 every 8th round (250)
+    // + WAIT 0 + HALT = 20,256 micro-ops each (a micro-op that waits counts
+    // nothing, S17, so the competition for slots changes no count).
+    let w = bundled_scenario("four_streams");
+    assert_eq!(compare::count_ops(&w), 4 * (4 + 2_000 * 10 + 250 + 2));
+    let answer = kmst::reference::simulate_scenario(w.scenario.as_deref().unwrap());
+    // 4 x 2,000 SUBMITs and the host's 64 queued jobs; all four halt.
+    assert_eq!(answer.commands.len(), 4 * 2_000 + 64);
+    let host_jobs = answer
+        .commands
+        .iter()
+        .filter(|c| c.stream.is_none())
+        .count();
+    assert_eq!(host_jobs, 64);
+    assert!(answer.streams.iter().all(|s| s.halt.is_some()));
+    assert_eq!(answer.streams.len(), 4);
+
+    // host_mix: 25 rounds of 100 passes. The spinner never waits: one full
+    // turn of 64 in each pass it is active, from its RUN in pass 100c to
+    // the CANCEL in pass 100c + 40 (before the turns, S29): 40 * 64 = 2,560.
+    // The worker: 2 SETs + 200 * (SUBMIT RESULT ADD ADDI WAIT JLT) + WAIT 0
+    // + HALT = 1,204, done well before the next round's RUN.
+    let w = bundled_scenario("host_mix");
+    assert_eq!(compare::count_ops(&w), 25 * (40 * 64 + 1_204));
+    let answer = kmst::reference::simulate_scenario(w.scenario.as_deref().unwrap());
+    // 50 streams; the second RUN of each round (req 30 active) and the
+    // second CANCEL (no such stream) are rejected, and so is every
+    // `deadline(0)` (odd rounds: 12).
+    assert_eq!(answer.streams.len(), 50);
+    let rejected = answer
+        .host
+        .iter()
+        .filter(|h| matches!(h.outcome, kmst::reference::Outcome::Rejected(_)))
+        .count();
+    assert_eq!(rejected, 25 + 25 + 12);
+    // 25 * 200 worker SUBMITs; per round 4 host submits and 3 jobs.
+    assert_eq!(answer.commands.len(), 25 * 200 + 25 * (4 + 3));
 }
 
 /// The first difference between two runs, as the agreement check names it.

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use kmst::exec::Dispatch;
 
-use crate::answers::{DifferentialOracle, Implementation};
+use crate::answers::Implementation;
 
 use super::stats::Summary;
 use super::workload::{CompareError, Workload, check_agreement, count_ops};
@@ -80,9 +80,7 @@ pub struct Report {
 fn time_runs(workload: &Workload, variant: Implementation, runs: u64) -> Duration {
     let start = Instant::now();
     for _ in 0..runs {
-        std::hint::black_box(
-            variant.simulate(std::hint::black_box(&workload.upload), &workload.params),
-        );
+        std::hint::black_box(workload.run_once(variant));
     }
     start.elapsed()
 }
@@ -102,7 +100,7 @@ pub fn measure(
     progress: &mut dyn FnMut(&str),
 ) -> Result<WorkloadResult, CompareError> {
     progress(&format!("{}: checking agreement", workload.name));
-    let answer = check_agreement(workload, variants)?;
+    let passes = check_agreement(workload, variants)?;
     let ops = count_ops(workload);
     // Calibrate: one run each (warm-up), then enough runs to fill a sample.
     let runs: Vec<u64> = variants
@@ -146,7 +144,7 @@ pub fn measure(
         name: workload.name.clone(),
         notes: workload.notes.clone(),
         ops,
-        passes: answer.passes,
+        passes,
         variants: results,
     })
 }

@@ -6,7 +6,9 @@
 //!
 //! - the [`Workload`]s: the named benchmark streams bundled into the binary
 //!   ([`bundled`], sources in `corpus/bench/` and `corpus/streams/jobs_1000.kms`)
-//!   or any `.kms` source with `;@ params` directives ([`Workload::from_source`]);
+//!   or any `.kms` source with `;@ params` directives ([`Workload::from_source`]),
+//!   and the bundled kernel scenarios ([`BUNDLED_SCENARIOS`]: several streams
+//!   beside the host, sources in `corpus/bench/`) or any scenario file;
 //! - the agreement check: every variant's answer must equal the reference
 //!   model's ([`check_agreement`], which names the first differing field);
 //! - micro-op counting in a separate, untimed run through an [`Observer`]
@@ -28,5 +30,6 @@ pub use measure::{Report, Settings, VariantResult, WorkloadResult, compare, meas
 pub use render::{render_table, to_json};
 pub use stats::{Summary, t975};
 pub use workload::{
-    BUNDLED, CompareError, OpCounter, Workload, bundled, check_agreement, count_ops,
+    BUNDLED, BUNDLED_SCENARIOS, BundledScenario, CompareError, OpCounter, Workload, bundled,
+    bundled_names, check_agreement, count_ops, simulate_scenario,
 };

@@ -8,12 +8,16 @@
 //! [`Profile`] from the counts and the run's [`SimResult`]; [`sweep`] repeats
 //! the run for several budgets. [`render`] prints a profile as aligned tables
 //! (serde gives the JSON), [`trace`] writes a Chrome trace-event / Perfetto
-//! file. Plain runs use `NoObserver` and pay nothing for any of this (see
+//! file. [`scenario`] does the same for a kernel scenario (several streams
+//! and the host), and [`pairs`] counts the adjacent micro-ops executed, the
+//! candidates for superinstructions. Plain runs use `NoObserver` and pay nothing for any of this (see
 //! docs/profiling.md).
 
 pub mod collect;
+pub mod pairs;
 pub mod render;
 pub mod report;
+pub mod scenario;
 pub mod trace;
 
 use std::fmt;

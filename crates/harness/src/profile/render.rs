@@ -1,9 +1,12 @@
 //! The human form of a profile: aligned tables, histograms as bars, and the
 //! program as annotated disassembly with the hottest lines marked.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::report::{Profile, SweepRow};
+use super::pairs::PairReport;
+use super::report::{OpsRow, Profile, SweepRow};
+use super::scenario::{ScenarioProfile, ScenarioSweepRow};
 
 /// The widest bar, in characters.
 const BAR: usize = 40;
@@ -26,11 +29,15 @@ fn pct(share: f64) -> String {
 /// Micro-op buckets `[lo, hi]` and their turns: exact values when there are
 /// few, else 0, equal ranges up to budget - 1, and the budget itself.
 fn ops_buckets(p: &Profile) -> Vec<(u32, u32, u64)> {
-    let rows = &p.turns.ops_histogram;
+    buckets_of(&p.turns.ops_histogram, p.turn_budget)
+}
+
+/// [`ops_buckets`] of a histogram and a budget.
+fn buckets_of(rows: &[OpsRow], turn_budget: u32) -> Vec<(u32, u32, u64)> {
     if rows.len() <= MAX_OPS_ROWS {
         return rows.iter().map(|r| (r.ops, r.ops, r.turns)).collect();
     }
-    let budget = p.turn_budget.max(1);
+    let budget = turn_budget.max(1);
     let top = rows.last().map_or(budget, |r| r.ops.max(budget));
     let width = (budget - 1).max(1).div_ceil(16).max(1);
     let mut out: Vec<(u32, u32, u64)> = vec![(0, 0, 0)];
@@ -184,6 +191,401 @@ pub fn sweep(rows: &[SweepRow]) -> String {
             "{:>8}  {:>6}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10.2}",
             r.turn_budget, r.status, r.passes, r.turns, r.skipped, r.micro_ops, r.mean_slots
         );
+    }
+    s
+}
+
+/// A table whose first `left` columns are left-aligned, the others right-aligned.
+fn table(s: &mut String, header: &[String], rows: &[Vec<String>], left: usize) {
+    let mut width: Vec<usize> = header.iter().map(String::len).collect();
+    for r in rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let mut line = |cells: &[String]| {
+        let mut l = String::from(" ");
+        for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
+            l.push_str(if i == 0 { " " } else { "  " });
+            if i < left {
+                l.push_str(&format!("{c:<w$}"));
+            } else {
+                l.push_str(&format!("{c:>w$}"));
+            }
+        }
+        let _ = writeln!(s, "{}", l.trim_end());
+    };
+    line(header);
+    for r in rows {
+        line(r);
+    }
+}
+
+/// More streams than this share columns: one per upload range.
+const MAX_STREAM_COLUMNS: usize = 8;
+
+/// The columns of the turn tables: one per stream, or with more than
+/// [`MAX_STREAM_COLUMNS`] streams one per upload range (`[0, 128) x25`:
+/// every stream started from it), each with the streams it adds up.
+fn stream_columns(p: &ScenarioProfile) -> Vec<(String, Vec<usize>)> {
+    if p.streams.len() <= MAX_STREAM_COLUMNS {
+        return p
+            .streams
+            .iter()
+            .map(|t| (format!("stream {}", t.stream), vec![t.stream]))
+            .collect();
+    }
+    let mut groups: Vec<((u32, u32), Vec<usize>)> = Vec::new();
+    for (i, t) in p.streams.iter().enumerate() {
+        match groups.iter_mut().find(|g| g.0 == (t.offset, t.length)) {
+            Some(g) => g.1.push(i),
+            None => groups.push(((t.offset, t.length), vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((offset, length), members)| {
+            let end = u64::from(offset) + u64::from(length);
+            (format!("[{offset}, {end}) x{}", members.len()), members)
+        })
+        .collect()
+}
+
+/// The human report of a scenario: a column per stream (or per upload).
+pub fn scenario_human(p: &ScenarioProfile) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "scenario profile: {} dispatch, turn budget {}",
+        p.dispatch, p.turn_budget
+    );
+    let _ = writeln!(s, "streams       {}", p.streams.len());
+    let _ = writeln!(s, "passes        {}", p.passes);
+    let _ = writeln!(s, "kernel passes {} (run or skipped)", p.kernel_passes);
+    let _ = writeln!(s, "stopped       {}", p.stopped);
+    let _ = writeln!(s, "commands      {}", p.commands);
+    let _ = writeln!(s, "micro-ops     {}", p.micro_ops);
+
+    let columns = stream_columns(p);
+    let _ = writeln!(s, "\nstreams");
+    let header: Vec<String> = [
+        "stream",
+        "req",
+        "range",
+        "start",
+        "status",
+        "micro-ops",
+        "turns",
+        "ops/turn",
+        "ran nothing",
+        "no turn",
+        "end",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows: Vec<Vec<String>> = p
+        .streams
+        .iter()
+        .map(|t| {
+            vec![
+                t.stream.to_string(),
+                t.req.to_string(),
+                format!(
+                    "[{}, {})",
+                    t.offset,
+                    u64::from(t.offset) + u64::from(t.length)
+                ),
+                t.start_pass.to_string(),
+                t.status.clone(),
+                t.micro_ops.to_string(),
+                t.turns.taken.to_string(),
+                format!("{:.2}", t.turns.mean_ops),
+                t.turns.ran_nothing.to_string(),
+                t.turns.without_turn.to_string(),
+                match (&t.error, t.halt) {
+                    (Some(e), _) => e.clone(),
+                    (None, Some(h)) => format!("halt {h}"),
+                    (None, None) => "-".to_owned(),
+                },
+            ]
+        })
+        .collect();
+    table(&mut s, &header, &rows, 1);
+
+    if !p.streams.is_empty() {
+        // Buckets over all the streams' turns, then each stream's count in each.
+        let mut all: BTreeMap<u32, u64> = BTreeMap::new();
+        for t in &p.streams {
+            for r in &t.turns.ops_histogram {
+                *all.entry(r.ops).or_insert(0) += r.turns;
+            }
+        }
+        let merged: Vec<OpsRow> = all
+            .into_iter()
+            .map(|(ops, turns)| OpsRow { ops, turns })
+            .collect();
+        let _ = writeln!(s, "\nmicro-ops per turn (turns of each stream)");
+        let mut header = vec!["micro-ops".to_owned()];
+        header.extend(columns.iter().map(|c| c.0.clone()));
+        let rows: Vec<Vec<String>> = buckets_of(&merged, p.turn_budget)
+            .into_iter()
+            .map(|(lo, hi, _)| {
+                let mut row = vec![if lo == hi {
+                    lo.to_string()
+                } else {
+                    format!("{lo}..={hi}")
+                }];
+                for (_, members) in &columns {
+                    let n: u64 = members
+                        .iter()
+                        .flat_map(|&i| &p.streams[i].turns.ops_histogram)
+                        .filter(|r| lo <= r.ops && r.ops <= hi)
+                        .map(|r| r.turns)
+                        .sum();
+                    row.push(n.to_string());
+                }
+                row
+            })
+            .collect();
+        table(&mut s, &header, &rows, 1);
+
+        let _ = writeln!(s, "\nwhy turns ended (turns taken, +idle passes skipped)");
+        let mut header = vec!["reason".to_owned()];
+        header.extend(columns.iter().map(|c| c.0.clone()));
+        let rows: Vec<Vec<String>> = (0..super::collect::TURN_END_NAMES.len())
+            .map(|r| {
+                let mut row = vec![super::collect::TURN_END_NAMES[r].to_owned()];
+                for (_, members) in &columns {
+                    let turns: u64 = members
+                        .iter()
+                        .map(|&i| p.streams[i].turns.ends[r].turns)
+                        .sum();
+                    let skipped: u64 = members
+                        .iter()
+                        .map(|&i| p.streams[i].turns.ends[r].skipped)
+                        .sum();
+                    row.push(if skipped > 0 {
+                        format!("{turns} +{skipped}")
+                    } else {
+                        turns.to_string()
+                    });
+                }
+                row
+            })
+            .collect();
+        table(&mut s, &header, &rows, 1);
+    }
+
+    let sent: Vec<_> = p.host.iter().filter(|h| h.sent > 0).collect();
+    if !sent.is_empty() {
+        let _ = writeln!(s, "\nhost commands");
+        let header = ["kind", "sent", "taken", "rejected", "waiting"]
+            .map(String::from)
+            .to_vec();
+        let rows: Vec<Vec<String>> = sent
+            .iter()
+            .map(|h| {
+                vec![
+                    h.kind.to_owned(),
+                    h.sent.to_string(),
+                    h.taken.to_string(),
+                    h.rejected.to_string(),
+                    h.waiting.to_string(),
+                ]
+            })
+            .collect();
+        table(&mut s, &header, &rows, 1);
+    }
+
+    let _ = writeln!(
+        s,
+        "\nbusy slots at the end of a pass: mean {:.2}, max {}",
+        p.slots.mean, p.slots.max
+    );
+    let header = [
+        "source",
+        "commands",
+        "queued",
+        "slot-passes",
+        "mean slots",
+        "max slots",
+    ]
+    .map(String::from)
+    .to_vec();
+    // With many streams, one row per column of the turn tables (the max
+    // is the largest of its streams'); the host last.
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let n = p.streams.len();
+    let grouped: Vec<(String, Vec<usize>)> = if n > MAX_STREAM_COLUMNS {
+        columns.clone()
+    } else {
+        (0..n)
+            .map(|i| (p.slots_by_source[i].source.clone(), vec![i]))
+            .collect()
+    };
+    for (name, members) in grouped.into_iter().chain([("host".to_owned(), vec![n])]) {
+        let of = |f: &dyn Fn(&super::scenario::SourceSlots) -> u64| -> u64 {
+            members
+                .iter()
+                .filter_map(|&i| p.slots_by_source.get(i))
+                .map(f)
+                .sum()
+        };
+        let mean: f64 = members
+            .iter()
+            .filter_map(|&i| p.slots_by_source.get(i))
+            .map(|r| r.mean)
+            .sum();
+        let max = members
+            .iter()
+            .filter_map(|&i| p.slots_by_source.get(i))
+            .map(|r| r.max)
+            .max()
+            .unwrap_or(0);
+        rows.push(vec![
+            name,
+            of(&|r| r.commands).to_string(),
+            of(&|r| r.queued).to_string(),
+            of(&|r| r.slot_passes).to_string(),
+            format!("{mean:.2}"),
+            max.to_string(),
+        ]);
+    }
+    table(&mut s, &header, &rows, 1);
+    let _ = writeln!(s, "\n  {:>5}  {:>10}  {:>6}", "slots", "passes", "share");
+    let max = p.slots.histogram.iter().copied().max().unwrap_or(0);
+    for (k, &n) in p.slots.histogram.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let share = if p.kernel_passes == 0 {
+            0.0
+        } else {
+            n as f64 / p.kernel_passes as f64
+        };
+        let _ = writeln!(s, "  {k:>5}  {n:>10}  {:>6}  {}", pct(share), bar(n, max));
+    }
+    let _ = writeln!(
+        s,
+        "\nqueue depth at the end of a pass: mean {:.2}, max {}",
+        p.queue.mean, p.queue.max
+    );
+    trim_lines(&s)
+}
+
+/// The scenario sweep table.
+pub fn scenario_sweep(rows: &[ScenarioSweepRow]) -> String {
+    let mut s = String::new();
+    let header = [
+        "budget",
+        "passes",
+        "stopped",
+        "streams",
+        "turns",
+        "skipped",
+        "micro-ops",
+        "mean slots",
+        "mean queue",
+    ]
+    .map(String::from)
+    .to_vec();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.turn_budget.to_string(),
+                r.passes.to_string(),
+                r.stopped.to_string(),
+                status_counts(&r.statuses),
+                r.turns.to_string(),
+                r.skipped.to_string(),
+                r.micro_ops.to_string(),
+                format!("{:.2}", r.mean_slots),
+                format!("{:.2}", r.mean_queue),
+            ]
+        })
+        .collect();
+    table(&mut s, &header, &cells, 1);
+    s
+}
+
+/// `2 ended, 1 error`: how many streams have each status, in first-seen order.
+fn status_counts(statuses: &[String]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for st in statuses {
+        match counts.iter_mut().find(|(n, _)| n == st) {
+            Some(c) => c.1 += 1,
+            None => counts.push((st, 1)),
+        }
+    }
+    if counts.is_empty() {
+        return "none".to_owned();
+    }
+    counts
+        .iter()
+        .map(|(n, c)| format!("{c} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A count with thousands separators.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The `--pairs` report: the sources, then the top pairs and triples.
+pub fn pairs(r: &PairReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "adjacent micro-ops executed within one turn: {} dispatch, {} source{}",
+        r.dispatch,
+        r.sources.len(),
+        if r.sources.len() == 1 { "" } else { "s" }
+    );
+    let _ = writeln!(s, "micro-ops     {}", grouped(r.micro_ops));
+    let _ = writeln!(s, "pairs         {}", grouped(r.pairs));
+    let _ = writeln!(s, "triples       {}", grouped(r.triples));
+    for (title, rows, total) in [
+        ("pairs", &r.top_pairs, r.pairs),
+        ("triples", &r.top_triples, r.triples),
+    ] {
+        let _ = writeln!(s, "\n{title} (of {})", grouped(total));
+        let header = [
+            "rank",
+            "micro-ops",
+            "count",
+            "share",
+            "straight",
+            "sources",
+            "most from",
+        ]
+        .map(String::from)
+        .to_vec();
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                vec![
+                    (i + 1).to_string(),
+                    row.ops.join(" -> "),
+                    grouped(row.count),
+                    pct(row.share),
+                    pct(row.straight as f64 / row.count.max(1) as f64),
+                    row.sources.to_string(),
+                    format!("{} ({})", row.top_source, pct(row.top_share)),
+                ]
+            })
+            .collect();
+        table(&mut s, &header, &cells, 2);
     }
     s
 }

@@ -24,6 +24,11 @@
 //! event would pass it, no more events are written, the file is closed as
 //! valid JSON, and [`TraceEnd::limited_at`] says at which pass it stopped.
 //! The run's summary (`status`, `passes`) is in `otherData`, after the events.
+//!
+//! A kernel scenario ([`profile_scenario_traced`]) has the same time axis,
+//! writer and limit, with a track per stream, one for the host commands and
+//! one per slot whose slices are named by the stream or the host that made
+//! the command (see [`scenario`]).
 
 use std::io::{self, Write};
 
@@ -33,6 +38,9 @@ use kmst::reference::{Params, SimResult};
 use serde_json::{Value, json};
 
 use super::{IdleRange, PassSample, Profile, ProfileError, ProfileObserver, Run, TurnRecord};
+
+mod scenario;
+pub use scenario::{ScenarioTraceObserver, profile_scenario_traced};
 
 const PID: u64 = 1;
 const TID_TURNS: u64 = 1;
@@ -59,7 +67,7 @@ struct Events<W: Write> {
 }
 
 impl<W: Write> Events<W> {
-    fn new(out: W, turn_budget: u32, limit: u64) -> Events<W> {
+    fn new(out: W, turn_budget: u32, limit: u64, process: &str) -> Events<W> {
         let mut e = Events {
             out,
             first: true,
@@ -75,9 +83,8 @@ impl<W: Write> Events<W> {
         e.raw(b"{\"traceEvents\": [\n");
         e.event(
             &json!({"ph": "M", "pid": PID, "tid": 0, "ts": 0, "name": "process_name",
-                        "args": {"name": "kmst stream"}}),
+                        "args": {"name": process}}),
         );
-        e.thread_name(TID_TURNS, "stream turns");
         e
     }
 
@@ -197,7 +204,6 @@ impl<W: Write> Events<W> {
                 "dur": stop.saturating_sub(s.submit).max(1), "name": name, "args": args,
             }));
         }
-        self.raw(b"\n],\n\"otherData\": ");
         let mut other = json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
                                "turn_budget": p.turn_budget, "status": p.status,
                                "passes": p.passes});
@@ -208,6 +214,13 @@ impl<W: Write> Events<W> {
                 limited_at.map_or(String::new(), |p| format!(" in pass {p}"))
             ));
         }
+        self.close(&other)
+    }
+
+    /// Ends the events array, writes `otherData` and flushes: the bytes
+    /// written and whether the limit left events out.
+    fn close(mut self, other: &Value) -> io::Result<(u64, bool)> {
+        self.raw(b"\n],\n\"otherData\": ");
         self.raw(other.to_string().as_bytes());
         self.raw(b"}\n");
         if self.error.is_none()
@@ -226,7 +239,8 @@ impl<W: Write> Events<W> {
 pub fn write<W: Write>(run: &Run, out: W) -> io::Result<()> {
     let obs = &run.observer;
     let p = &run.profile;
-    let mut w = Events::new(out, p.turn_budget, u64::MAX);
+    let mut w = Events::new(out, p.turn_budget, u64::MAX, "kmst stream");
+    w.thread_name(TID_TURNS, "stream turns");
     for t in &obs.turns {
         w.turn(t);
     }
@@ -351,9 +365,11 @@ pub fn profile_traced<W: Write>(
     if params.turn_budget == 0 {
         return Err(TraceError::Profile(ProfileError::ZeroBudget));
     }
+    let mut events = Events::new(out, params.turn_budget, limit, "kmst stream");
+    events.thread_name(TID_TURNS, "stream turns");
     let mut obs = TraceObserver {
         profile: ProfileObserver::new(false),
-        events: Events::new(out, params.turn_budget, limit),
+        events,
         pending_idle: None,
         limited_at: None,
         pass: 0,

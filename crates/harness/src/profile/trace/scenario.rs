@@ -1,0 +1,239 @@
+//! The trace of a kernel scenario, written as the run goes.
+//!
+//! Same time axis as a stream's (one pass is one microsecond of `ts`), same
+//! writer and size limit. Tracks (process "kmst scenario"):
+//!
+//! - `tid` 1, "host commands": a slice per host command from the pass it is
+//!   sent in to the pass it was taken or rejected in (0 long when at once),
+//!   named by its kind and outcome (`run: stream 2`, `cancel rejected (10)`,
+//!   `submit waiting`); written at the end, from the answer;
+//! - `tid` 1000 + i, "stream i (req R)": stream i's turns (named by why they
+//!   ended, `dur = micro-ops / turn_budget`) and the idle passes the kernel
+//!   skipped while it waited (`skipped: <why>`);
+//! - `tid` 100 + s, "slot s": a slice per command in slot s from submit to
+//!   acknowledgement, named by its source, `stream i` or `host`;
+//! - counters "queue depth" and "busy slots" at the end of each pass where
+//!   they changed.
+
+use std::io::Write;
+
+use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_scenario_observed};
+use kmst::format::SLOTS;
+use kmst::reference::{HostCommand, Outcome, Scenario, ScenarioResult};
+use serde_json::json;
+
+use super::{Events, PID, TID_SLOT0, TraceEnd, TraceError};
+use crate::profile::ProfileError;
+use crate::profile::collect::PassSample;
+use crate::profile::scenario::{
+    ScenarioObserver, ScenarioProfile, ScenarioRun, source_name, source_of,
+};
+
+const TID_HOST: u64 = 1;
+const TID_STREAM0: u64 = 1000;
+
+/// The scenario's profiling observer that also writes the trace as the run goes.
+pub struct ScenarioTraceObserver<W: Write> {
+    /// The counters of the report.
+    pub profile: ScenarioObserver,
+    events: Events<W>,
+    named: Vec<bool>,
+    limited_at: Option<u64>,
+    pass: u64,
+}
+
+impl<W: Write> ScenarioTraceObserver<W> {
+    fn note_limit(&mut self) {
+        if self.events.full && self.limited_at.is_none() {
+            self.limited_at = Some(self.pass);
+        }
+    }
+
+    fn stream_track(&mut self, i: usize) -> u64 {
+        if self.named.len() <= i {
+            self.named.resize(i + 1, false);
+        }
+        let tid = TID_STREAM0 + i as u64;
+        if !self.named[i] {
+            self.named[i] = true;
+            self.events
+                .event(&json!({"ph": "M", "pid": PID, "tid": tid, "ts": 0,
+                                      "name": "thread_name",
+                                      "args": {"name": format!("stream {i}")}}));
+            self.events
+                .event(&json!({"ph": "M", "pid": PID, "tid": tid, "ts": 0,
+                                      "name": "thread_sort_index",
+                                      "args": {"sort_index": 10 + i as u64}}));
+        }
+        tid
+    }
+}
+
+impl<W: Write> Observer for ScenarioTraceObserver<W> {
+    fn on_turn_end(&mut self, pass: u64, stream: usize, ops: u32, why: TurnEnd, pc: u32) {
+        self.profile.on_turn_end(pass, stream, ops, why, pc);
+        self.pass = pass;
+        let tid = self.stream_track(stream);
+        let dur = f64::from(ops) / self.events.budget;
+        self.events.event(&json!({
+            "ph": "X", "pid": PID, "tid": tid, "ts": pass, "dur": dur, "name": why.name(),
+            "args": {"pass": pass, "micro_ops": ops, "pc": pc},
+        }));
+        self.note_limit();
+    }
+
+    fn on_submit(&mut self, slot: u8, seq: u64, pass: u64, queued: bool) {
+        self.profile.on_submit(slot, seq, pass, queued);
+    }
+
+    fn on_ack(&mut self, slot: u8, seq: u64, pass: u64) {
+        self.profile.on_ack(slot, seq, pass);
+    }
+
+    fn on_pass_end(&mut self, pass: u64, busy_slots: u32, queue_len: u32) {
+        self.profile.on_pass_end(pass, busy_slots, queue_len);
+        self.pass = pass;
+        self.events.sample(&PassSample {
+            pass,
+            busy_slots,
+            queue_len,
+        });
+        self.note_limit();
+    }
+
+    fn on_idle(&mut self, from: u64, to: u64) {
+        let waiting: Vec<_> = self.profile.waiting_at(from).collect();
+        self.pass = from;
+        for (i, t) in waiting {
+            let tid = self.stream_track(i);
+            self.events.event(&json!({
+                "ph": "X", "pid": PID, "tid": tid, "ts": from, "dur": to - from,
+                "name": format!("skipped: {}", t.why.name()),
+                "args": {"from": from, "to": to, "pc": t.pc},
+            }));
+        }
+        self.profile.on_idle(from, to);
+        self.note_limit();
+    }
+}
+
+/// A host command's slice name: its kind and what became of it.
+fn host_name(command: &HostCommand, outcome: Outcome, stream: Option<usize>) -> String {
+    let kind = command.kind();
+    match (outcome, stream) {
+        (Outcome::Taken, Some(i)) => format!("{kind}: stream {i}"),
+        (Outcome::Taken, None) => format!("{kind} taken"),
+        (Outcome::Rejected(r), _) => format!("{kind} rejected ({})", r.number()),
+        (Outcome::Waiting, _) => format!("{kind} waiting"),
+    }
+}
+
+impl<W: Write> Events<W> {
+    /// The host commands, the slot slices, the summary and the close.
+    fn finish_scenario(
+        mut self,
+        scenario: &Scenario,
+        obs: &ScenarioObserver,
+        result: &ScenarioResult,
+        p: &ScenarioProfile,
+        limited_at: Option<u64>,
+    ) -> std::io::Result<(u64, bool)> {
+        let end = obs.kernel.pass_end;
+        if !scenario.host().is_empty() {
+            self.thread_name(TID_HOST, "host commands");
+        }
+        for (j, (entry, out)) in scenario.host().iter().zip(&result.host).enumerate() {
+            let stop = out.pass.unwrap_or(end.max(entry.pass));
+            self.event(&json!({
+                "ph": "X", "pid": PID, "tid": TID_HOST, "ts": entry.pass,
+                "dur": stop.saturating_sub(entry.pass),
+                "name": host_name(&entry.command, out.outcome, out.stream),
+                "args": {"host": j, "command": format!("{:?}", entry.command),
+                         "sent_pass": entry.pass, "pass": out.pass},
+            }));
+        }
+        for s in &obs.kernel.spans {
+            let slot = usize::from(s.slot) % SLOTS;
+            if !self.slot_named[slot] {
+                self.slot_named[slot] = true;
+                self.thread_name(TID_SLOT0 + slot as u64, &format!("slot {slot}"));
+            }
+            let command = result
+                .commands
+                .iter()
+                .find(|c| c.command.sequence == s.seq)
+                .map(|c| c.command);
+            let name = match source_of(result, s.seq) {
+                Some(source) => source_name(source),
+                None => format!("seq {}", s.seq),
+            };
+            let args = match command {
+                Some(c) => json!({"sequence": c.sequence, "handler": c.handler,
+                                  "group": format!("[{}, {})", c.first, c.first + c.count),
+                                  "pc": c.pc, "queued": c.queued,
+                                  "submit_pass": s.submit, "ack_pass": s.ack}),
+                None => json!({"sequence": s.seq, "submit_pass": s.submit, "ack_pass": s.ack}),
+            };
+            let (stop, name) = match s.ack {
+                Some(a) => (a, name),
+                None => (
+                    end.max(s.submit + 1),
+                    format!("{name} (never acknowledged)"),
+                ),
+            };
+            self.event(&json!({
+                "ph": "X", "pid": PID, "tid": TID_SLOT0 + u64::from(s.slot), "ts": s.submit,
+                "dur": stop.saturating_sub(s.submit).max(1), "name": name, "args": args,
+            }));
+        }
+        let mut other = json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
+                               "turn_budget": p.turn_budget, "streams": p.streams.len(),
+                               "stopped": p.stopped, "passes": p.passes});
+        if self.full {
+            other["truncated"] = json!(format!(
+                "the trace reached its size limit of {} bytes{}; later events are left out",
+                self.limit,
+                limited_at.map_or(String::new(), |p| format!(" in pass {p}"))
+            ));
+        }
+        self.close(&other)
+    }
+}
+
+/// Profiles `scenario` on `dispatch` and writes its trace to `out` while it
+/// runs, at most about `limit` bytes.
+pub fn profile_scenario_traced<W: Write>(
+    scenario: &Scenario,
+    dispatch: Dispatch,
+    out: W,
+    limit: u64,
+) -> Result<(ScenarioRun, TraceEnd), TraceError> {
+    let budget = scenario.params().turn_budget;
+    if budget == 0 {
+        return Err(TraceError::Profile(ProfileError::ZeroBudget));
+    }
+    let mut obs = ScenarioTraceObserver {
+        profile: ScenarioObserver::default(),
+        events: Events::new(out, budget, limit, "kmst scenario"),
+        named: Vec::new(),
+        limited_at: None,
+        pass: 0,
+    };
+    let result = simulate_scenario_observed(scenario, dispatch, &mut obs);
+    let profile = ScenarioProfile::build(scenario, &result, &obs.profile, dispatch);
+    let limited_at = obs.limited_at;
+    let observer = obs.profile;
+    let (bytes, full) = obs
+        .events
+        .finish_scenario(scenario, &observer, &result, &profile, limited_at)
+        .map_err(TraceError::Io)?;
+    let limited_at = limited_at.or(full.then_some(observer.kernel.pass_end));
+    Ok((
+        ScenarioRun {
+            result,
+            observer,
+            profile,
+        },
+        TraceEnd { bytes, limited_at },
+    ))
+}
