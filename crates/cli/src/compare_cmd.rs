@@ -96,7 +96,7 @@ fn workloads(args: &Args) -> Result<Vec<Workload>, CliError> {
                     .unwrap_or("workload");
                 if path.extension().is_some_and(|e| e == "json") {
                     let scenario =
-                        kmst_harness::scenario_file::read(path).map_err(|e| CliError::Input {
+                        kmst::scenario::read_file(path).map_err(|e| CliError::Input {
                             path: path.clone(),
                             message: e.to_string(),
                         })?;

@@ -109,12 +109,13 @@ fn run_scenario(args: &Args, file: &Path) -> Result<ExitCode, CliError> {
         path: file.to_owned(),
         message,
     };
-    let scenario = kmst_harness::scenario_file::read(file).map_err(|e| input(e.to_string()))?;
+    let scenario = kmst::scenario::read_file(file).map_err(|e| input(e.to_string()))?;
     let mut params = build_params_on(scenario.params().clone(), &args.params)?;
     if let Some(b) = args.budget {
         params.turn_budget = b as u32; // in_range: 1..=u32::MAX
     }
-    let scenario = kmst_harness::scenario_file::with_params(&scenario, params)
+    let scenario = scenario
+        .with_params(params)
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let dispatch = parse_dispatch(&args.dispatch)?;
     let usage = |e: profile::scenario::ScenarioProfileError| CliError::Usage(e.to_string());
@@ -213,12 +214,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// A scenario file, its uploads assembled, under the run flags.
 fn load_scenario(path: &Path, flags: &ParamsArgs) -> Result<Scenario, CliError> {
-    let scenario = kmst_harness::scenario_file::read(path).map_err(|e| CliError::Input {
+    let scenario = kmst::scenario::read_file(path).map_err(|e| CliError::Input {
         path: path.to_owned(),
         message: e.to_string(),
     })?;
     let params = build_params_on(scenario.params().clone(), flags)?;
-    kmst_harness::scenario_file::with_params(&scenario, params)
+    scenario
+        .with_params(params)
         .map_err(|e| CliError::Usage(e.to_string()))
 }
 
@@ -251,7 +253,8 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
             let counts = match &w.scenario {
                 Some(s) => {
                     let params = build_params_on(s.params().clone(), &args.params)?;
-                    let s = kmst_harness::scenario_file::with_params(s, params)
+                    let s = s
+                        .with_params(params)
                         .map_err(|e| CliError::Usage(e.to_string()))?;
                     pairs::count_scenario(&s, dispatch)
                 }

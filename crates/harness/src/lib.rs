@@ -5,7 +5,6 @@
 //! - [`corpus`]: the golden corpus of reference streams and their saved answers.
 //! - [`compare`]: the benchmark workloads, timing and statistics of `kmst compare`.
 //! - [`profile`]: how a stream spends its turns (`kmst profile`, docs/profiling.md).
-//! - [`scenario_file`]: scenario files whose uploads may be `.kms` text.
 //! - [`fuzzing`]: generators and the differential oracles behind the fuzz targets.
 //!
 //! The engine itself (format, checker, builder, interpreters) is crate `kmst`;
@@ -17,4 +16,3 @@ pub mod compare;
 pub mod corpus;
 pub mod fuzzing;
 pub mod profile;
-pub mod scenario_file;

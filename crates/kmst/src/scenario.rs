@@ -271,7 +271,12 @@ impl ScenarioBuilder {
 /// anything else read as raw bytes. The error says what is wrong; the
 /// scenario reader puts the file's path in front of it.
 pub fn load_upload(path: &Path) -> Result<Vec<u8>, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    upload_bytes(path, std::fs::read(path).map_err(|e| e.to_string())?)
+}
+
+/// An upload's bytes from the contents of its file at `path`: `.kms` text
+/// assembled, anything else as it is.
+pub fn upload_bytes(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     if path.extension().is_none_or(|e| e != "kms") {
         return Ok(bytes);
     }
@@ -310,4 +315,15 @@ pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
 /// [`read_file`] of a file's text already read; `path` is where it lives.
 pub fn from_json(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     json::from_json(text, path, &mut load_upload)
+}
+
+/// [`from_json`] with the uploads' files read by `read` (their contents,
+/// for example from files bundled into a program), then turned into bytes
+/// as [`upload_bytes`] says.
+pub fn from_json_with(
+    text: &str,
+    path: &Path,
+    read: &mut dyn FnMut(&Path) -> Result<Vec<u8>, String>,
+) -> Result<Scenario, ScenarioError> {
+    json::from_json(text, path, &mut |p: &Path| upload_bytes(p, read(p)?))
 }

@@ -331,6 +331,20 @@ impl Scenario {
         Ok(scenario)
     }
 
+    /// The same placements and host commands under other parameters (a
+    /// budget sweep, a flag over the file's), refused as [`Scenario::new`]
+    /// refuses them.
+    pub fn with_params(&self, params: Params) -> Result<Scenario, ScenarioError> {
+        let mut s = Scenario::new(params)?;
+        for u in &self.uploads {
+            s.place(u.offset, u.bytes.clone())?;
+        }
+        for h in &self.host {
+            s.push(h.pass, h.command)?;
+        }
+        Ok(s)
+    }
+
     pub fn params(&self) -> &Params {
         &self.params
     }

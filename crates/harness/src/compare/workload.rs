@@ -187,7 +187,7 @@ impl Workload {
     /// A bundled scenario, its files taken from the binary.
     pub fn from_bundled(b: &BundledScenario) -> Result<Workload, CompareError> {
         let path = Path::new("corpus/bench").join(format!("{}.json", b.name));
-        let scenario = crate::scenario_file::from_json(b.json, &path, &mut |p: &Path| {
+        let scenario = kmst::scenario::from_json_with(b.json, &path, &mut |p: &Path| {
             let file = p.file_name().and_then(|f| f.to_str()).unwrap_or("");
             b.files
                 .iter()

@@ -431,7 +431,8 @@ pub fn sweep(
                 turn_budget: budget,
                 ..scenario.params().clone()
             };
-            let s = crate::scenario_file::with_params(scenario, params)
+            let s = scenario
+                .with_params(params)
                 .map_err(ScenarioProfileError::Scenario)?;
             Ok(ScenarioSweepRow::of(&profile(&s, dispatch)?.profile))
         })

@@ -30,14 +30,7 @@ pub fn scenario_of(input: &[u8]) -> Option<Scenario> {
     let scenario = arbitrary_scenario(&mut Unstructured::new(input)).ok()?;
     let mut params = scenario.params().clone();
     params.max_passes = params.max_passes.min(MAX_SCENARIO_PASSES);
-    let mut cut = Scenario::new(params).ok()?;
-    for u in scenario.uploads() {
-        cut.place(u.offset, u.bytes.clone()).ok()?;
-    }
-    for e in scenario.host() {
-        cut.push(e.pass, e.command).ok()?;
-    }
-    Some(cut)
+    scenario.with_params(params).ok()
 }
 
 fn answer_text(r: &Result<ScenarioResult, String>) -> String {
