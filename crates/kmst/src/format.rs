@@ -219,11 +219,6 @@ pub fn read_u32(data: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]])
 }
 
-#[inline]
-fn read_u16(data: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([data[at], data[at + 1]])
-}
-
 impl Command {
     /// The 64 bytes of this command as the kernel submits it (S1).
     pub fn to_bytes(&self, slot: u16, sequence: u32, landing: u32) -> [u8; COMMAND_LEN] {
@@ -241,18 +236,19 @@ impl Command {
         out
     }
 
-    /// The named fields of a 64-byte command (slot, sequence and landing are dropped).
+    /// The named fields of a 64-byte command (slot, sequence and landing are
+    /// dropped). Panics if `bytes` is shorter than 64.
     pub fn from_bytes(bytes: &[u8]) -> Command {
-        let mut args = [0u32; ARGS];
-        for (k, arg) in args.iter_mut().enumerate() {
-            *arg = read_u32(bytes, 16 + 4 * k);
-        }
+        let b: &[u8; COMMAND_LEN] = bytes[..COMMAND_LEN]
+            .try_into()
+            .expect("a command is 64 bytes");
+        let word = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
         Command {
-            handler: bytes[0],
-            flags: bytes[1],
-            first: read_u16(bytes, 12),
-            count: read_u16(bytes, 14),
-            args,
+            handler: b[0],
+            flags: b[1],
+            first: u16::from_le_bytes([b[12], b[13]]),
+            count: u16::from_le_bytes([b[14], b[15]]),
+            args: std::array::from_fn(|k| word(16 + 4 * k)),
         }
     }
 }
@@ -316,15 +312,19 @@ impl Template {
         out[74] = self.patch_count;
     }
 
-    /// Reads the named fields of an 80-byte template.
+    /// Reads the named fields of an 80-byte template. Panics if `bytes` is
+    /// shorter than 80.
     pub fn read(bytes: &[u8]) -> Template {
+        let b: &[u8; TEMPLATE_LEN] = bytes[..TEMPLATE_LEN]
+            .try_into()
+            .expect("a template is 80 bytes");
         Template {
-            command: Command::from_bytes(&bytes[..COMMAND_LEN]),
-            patch_arg: [bytes[64], bytes[65], bytes[66], bytes[67]],
-            patch_reg: [bytes[68], bytes[69], bytes[70], bytes[71]],
-            first_register: bytes[72],
-            count_register: bytes[73],
-            patch_count: bytes[74],
+            command: Command::from_bytes(b),
+            patch_arg: [b[64], b[65], b[66], b[67]],
+            patch_reg: [b[68], b[69], b[70], b[71]],
+            first_register: b[72],
+            count_register: b[73],
+            patch_count: b[74],
         }
     }
 

@@ -7,6 +7,8 @@
 //! before the check (alignment, range, overlap, active req) and nothing
 //! that allocates.
 
+use smallvec::SmallVec;
+
 use super::kernel::MAX_STREAMS;
 use super::machine::Machine;
 use super::observer::{NoObserver, Observer};
@@ -55,7 +57,7 @@ impl Host {
 
     /// The scenario's host commands; every RUN's upload checked and decoded
     /// into `programs`.
-    pub fn new(scenario: &Scenario, programs: &mut Vec<Program>) -> Host {
+    pub fn new(scenario: &Scenario, programs: &mut SmallVec<[Program; 1]>) -> Host {
         let region_size = scenario.params().region_size;
         // The largest upload a header can describe (S2).
         let largest = upload_len_u64(u64::from(u16::MAX), u64::from(u16::MAX));

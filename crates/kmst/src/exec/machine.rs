@@ -26,6 +26,8 @@
 //! computed from the pass) are those of the pass-by-pass model. See
 //! docs/dispatch.md.
 
+use smallvec::SmallVec;
+
 use super::Dispatch;
 use super::bodies::Ctx;
 use super::handler::Exit;
@@ -59,12 +61,14 @@ pub struct Machine {
     /// One stream: the pass of the host's cancel (S15).
     cancel_pass: Option<u64>,
     /// The decoded programs: the one stream's, or one per RUN the check accepts.
-    pub(super) programs: Vec<Program>,
+    pub(super) programs: SmallVec<[Program; 1]>,
     pub(super) kernel: Kernel,
-    /// Every stream started so far, in start order (its index is its owner id).
-    pub(super) streams: Vec<StreamMeta>,
-    pub(super) regs: Vec<[u32; 16]>,
-    pub(super) ends: Vec<StreamEnd>,
+    /// Every stream started so far, in start order (its index is its owner
+    /// id); up to four inline, so that a one-stream run allocates nothing
+    /// for them.
+    pub(super) streams: SmallVec<[StreamMeta; MAX_STREAMS]>,
+    pub(super) regs: SmallVec<[[u32; 16]; MAX_STREAMS]>,
+    pub(super) ends: SmallVec<[StreamEnd; MAX_STREAMS]>,
     /// The active streams, in start order.
     pub(super) active: [u16; MAX_STREAMS],
     pub(super) n_active: usize,
@@ -77,16 +81,16 @@ pub struct Machine {
 }
 
 impl Machine {
-    fn blank(params: &Params, programs: Vec<Program>, host: Host, streams: usize) -> Machine {
+    fn blank(params: &Params, programs: SmallVec<[Program; 1]>, host: Host, streams: usize) -> Machine {
         Machine {
             params: params.clone(),
             check: None,
             cancel_pass: None,
             programs,
             kernel: Kernel::new(params),
-            streams: Vec::with_capacity(streams),
-            regs: Vec::with_capacity(streams),
-            ends: Vec::with_capacity(streams),
+            streams: SmallVec::with_capacity(streams),
+            regs: SmallVec::with_capacity(streams),
+            ends: SmallVec::with_capacity(streams),
             active: [0; MAX_STREAMS],
             n_active: 0,
             host,
@@ -104,7 +108,7 @@ impl Machine {
                 super::tail::Tail::<NoObserver>::TABLE[i as usize]
             })
         });
-        let mut m = Machine::blank(params, Vec::with_capacity(1), Host::none(), 1);
+        let mut m = Machine::blank(params, SmallVec::new(), Host::none(), 1);
         m.cancel_pass = params.cancel_pass;
         match decoded {
             Err(e) => {
@@ -135,7 +139,7 @@ impl Machine {
     /// Sets up a kernel scenario (S26): every upload a RUN names is checked
     /// and decoded now, so that the passes allocate nothing.
     pub fn new_scenario(scenario: &Scenario) -> Machine {
-        let mut programs = Vec::new();
+        let mut programs = SmallVec::new();
         let host = Host::new(scenario, &mut programs);
         let runs = host.run_count();
         let mut m = Machine::blank(scenario.params(), programs, host, runs);
