@@ -14,7 +14,10 @@
 //! - [`expect`]: the hand-worked `;@ expect` parts an answer must contain;
 //! - [`render`]: the fixed, readable layout of a saved `.json`;
 //! - [`replay`]: checking saved answers against every implementation, and
-//!   writing them.
+//!   writing them;
+//! - [`scenario`]: the scenario corpus (`corpus/scenarios/`): kernel
+//!   scenarios (S26..S36) with their saved answers, loaded, checked and
+//!   written the same way.
 //!
 //! Sources and their directives are read with [`crate::answers::Source`];
 //! answers are compared with [`crate::answers::first_difference`].
@@ -28,6 +31,7 @@ pub mod answer;
 pub mod expect;
 pub mod render;
 pub mod replay;
+pub mod scenario;
 
 pub use answer::{answer_part, reference_answer};
 pub use expect::expect_mismatch;
