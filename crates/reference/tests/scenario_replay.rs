@@ -274,3 +274,62 @@ fn a_broken_scenario_answer_names_its_field() {
         }
     }
 }
+
+/// S35: a run ends after the first pass at whose end nothing is active, in
+/// flight, queued, waiting or due; `max_passes` only bounds a run that has
+/// not ended. Every scenario whose saved answer has no stuck stream ends by
+/// itself, so with `max_passes` 2^40 it must give the same answer (but that
+/// `max_passes`) and return at once (a model that ran on to 2^40 passes
+/// would never return). Watched from another thread with a bound far above
+/// the milliseconds it takes.
+#[test]
+fn a_scenario_that_ends_ends_at_once() {
+    let dir = corpus().join("scenarios");
+    let mut runs = Vec::new();
+    for name in scenario_names(&dir) {
+        let path = dir.join(format!("{name}.json"));
+        let scenario = read(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
+        let text = std::fs::read_to_string(dir.join(format!("{name}.answer.json"))).unwrap();
+        let mut saved = ScenarioResult::from_json_value(&serde_json::from_str(&text).unwrap())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        if saved
+            .streams
+            .iter()
+            .any(|s| s.status == kmst_reference::Status::Stuck)
+        {
+            continue;
+        }
+        // The same scenario, rebuilt through the public API with a larger bound.
+        let params = Params {
+            max_passes: 1 << 40,
+            ..scenario.params().clone()
+        };
+        let mut long = Scenario::new(params.clone()).unwrap();
+        for u in scenario.uploads() {
+            long.place(u.offset, u.bytes.clone()).unwrap();
+        }
+        for h in scenario.host() {
+            long.push(h.pass, h.command).unwrap();
+        }
+        saved.params = params;
+        runs.push((name, long, saved));
+    }
+    assert!(
+        runs.len() >= 40,
+        "only {} scenarios end by themselves",
+        runs.len()
+    );
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let differing: Vec<String> = runs
+            .iter()
+            .filter(|(_, s, want)| simulate_scenario(s) != *want)
+            .map(|(name, _, _)| name.clone())
+            .collect();
+        let _ = send.send(differing);
+    });
+    let differing = receive
+        .recv_timeout(Duration::from_secs(20))
+        .expect("some scenario did not end after its last pass");
+    assert!(differing.is_empty(), "{differing:?}");
+}
