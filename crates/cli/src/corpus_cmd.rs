@@ -1,5 +1,6 @@
 //! `kmst corpus write` and `kmst corpus check`: regenerate or verify the golden
-//! corpus of reference streams (library: `kmst_harness::corpus`, format: docs/corpus.md).
+//! corpus of reference streams and kernel scenarios (library: `kmst_harness::corpus`,
+//! format: docs/corpus.md).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -25,7 +26,11 @@ enum Action {
         /// Write even when the new answer contradicts the source's `;@ expect`.
         #[arg(long)]
         force: bool,
-        /// Only these streams (default: every `.kms` in the directory).
+        /// The scenario directory (default: `corpus/scenarios` when it exists).
+        #[arg(long)]
+        scenario_dir: Option<PathBuf>,
+        /// Only these streams or scenarios (default: every `.kms` in the directory and
+        /// every scenario).
         names: Vec<String>,
     },
     /// Compare every saved answer with the reference model and every dispatch variant
@@ -34,7 +39,11 @@ enum Action {
         /// The corpus directory.
         #[arg(long, default_value = corpus::DEFAULT_DIR)]
         dir: PathBuf,
-        /// Only these streams (default: every `.kms` in the directory).
+        /// The scenario directory (default: `corpus/scenarios` when it exists).
+        #[arg(long)]
+        scenario_dir: Option<PathBuf>,
+        /// Only these streams or scenarios (default: every `.kms` in the directory and
+        /// every scenario).
         names: Vec<String>,
     },
 }
@@ -87,8 +96,29 @@ fn names_in(dir: &Path, names: Vec<String>) -> Result<Vec<String>, CliError> {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     match args.action {
-        Action::Write { dir, force, names } => write(&dir, names, force),
-        Action::Check { dir, names } => check(&dir, names),
+        Action::Write {
+            dir,
+            force,
+            scenario_dir,
+            names,
+        } => {
+            let (streams, scenarios) = split_names(&dir, scenario_dir, names)?;
+            let a = streams.map_or(Ok(ExitCode::SUCCESS), |n| write(&dir, n, force))?;
+            let b = scenarios.map_or(Ok(ExitCode::SUCCESS), |(d, n)| {
+                write_scenarios(&d, n, force)
+            })?;
+            Ok(worst(a, b))
+        }
+        Action::Check {
+            dir,
+            scenario_dir,
+            names,
+        } => {
+            let (streams, scenarios) = split_names(&dir, scenario_dir, names)?;
+            let a = streams.map_or(Ok(ExitCode::SUCCESS), |n| check(&dir, n))?;
+            let b = scenarios.map_or(Ok(ExitCode::SUCCESS), |(d, n)| check_scenarios(&d, n))?;
+            Ok(worst(a, b))
+        }
     }
 }
 
@@ -161,6 +191,126 @@ fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
         "checked {} streams against {}: {}",
         names.len(),
         with.join(", "),
+        if failing == 0 {
+            "all match".to_owned()
+        } else {
+            format!("{failing} do not match")
+        }
+    );
+    Ok(if failing > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn worst(a: ExitCode, b: ExitCode) -> ExitCode {
+    if a == ExitCode::SUCCESS { b } else { a }
+}
+
+/// Which names are streams (a `.kms` in `dir`) and which scenarios (a
+/// `.json` in the scenario directory). With no names: every stream, and every
+/// scenario when the scenario directory was given or `corpus/scenarios`
+/// exists. A name that is neither is an error. The stream list is `None`
+/// when only scenarios were named (so that no stream is processed).
+type Split = (Option<Vec<String>>, Option<(PathBuf, Vec<String>)>);
+
+fn split_names(
+    dir: &Path,
+    scenario_dir: Option<PathBuf>,
+    names: Vec<String>,
+) -> Result<Split, CliError> {
+    let scen_dir = scenario_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(corpus::scenario::DEFAULT_DIR));
+    if names.is_empty() {
+        let streams = names_in(dir, Vec::new())?;
+        if scenario_dir.is_none() && !scen_dir.is_dir() {
+            return Ok((Some(streams), None));
+        }
+        let scenarios = corpus::scenario::scenario_names(&scen_dir).map_err(corpus_err)?;
+        return Ok((Some(streams), Some((scen_dir, scenarios))));
+    }
+    let (mut streams, mut scenarios) = (Vec::new(), Vec::new());
+    for name in names {
+        if dir.join(format!("{name}.kms")).exists() {
+            streams.push(name);
+        } else if scen_dir.join(format!("{name}.json")).exists() {
+            scenarios.push(name);
+        } else {
+            return Err(CliError::Usage(format!(
+                "no stream or scenario named `{name}`"
+            )));
+        }
+    }
+    let streams = (!streams.is_empty()).then_some(streams);
+    Ok((streams, Some((scen_dir, scenarios))))
+}
+
+fn write_scenarios(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliError> {
+    if names.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let progress = Progress::new(names.len());
+    let mut contradicted = 0;
+    for (i, name) in names.iter().enumerate() {
+        progress.show(i, name);
+        let found = corpus::scenario::write_scenario(dir, name, force).map_err(corpus_err)?;
+        if !found.is_empty() {
+            contradicted += 1;
+            progress.clear();
+            for m in &found {
+                println!("{m}");
+            }
+        }
+    }
+    progress.clear();
+    let written = if force {
+        names.len()
+    } else {
+        names.len() - contradicted
+    };
+    eprintln!(
+        "wrote {written} of {} scenarios in {}{}",
+        names.len(),
+        dir.display(),
+        if contradicted > 0 {
+            format!("; {contradicted} contradict their `expect`")
+        } else {
+            String::new()
+        }
+    );
+    Ok(if contradicted > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn check_scenarios(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
+    if names.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let impls = kmst_harness::answers::implementations();
+    let progress = Progress::new(names.len());
+    let mut failing = 0;
+    for (i, name) in names.iter().enumerate() {
+        progress.show(i, name);
+        let saved = corpus::scenario::load_saved_scenario(dir, name).map_err(corpus_err)?;
+        let found = corpus::scenario::check_saved_scenario(&saved, &impls).map_err(corpus_err)?;
+        if !found.is_empty() {
+            failing += 1;
+            progress.clear();
+            for m in &found {
+                println!("{m}");
+            }
+        }
+    }
+    progress.clear();
+    eprintln!(
+        "checked {} scenarios against {}: {}",
+        names.len(),
+        corpus::scenario::scenario_implementations(&impls).join(", "),
         if failing == 0 {
             "all match".to_owned()
         } else {

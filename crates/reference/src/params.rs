@@ -470,3 +470,51 @@ fn result_from_json(v: &serde_json::Value) -> Result<ResultModel, ParamsError> {
         (k, _) => Err(err("result", format!("unknown model `{k}`"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_custom_model_equals_itself_only() {
+        // Closures compare by identity: the same Arc is equal, another
+        // closure with the same body is not, nor is any JSON model.
+        let f: Arc<DelayFn> = Arc::new(|_| Some(1));
+        let same = Delay::Custom(Arc::clone(&f));
+        assert_eq!(Delay::Custom(f), same);
+        assert_ne!(same, Delay::Custom(Arc::new(|_| Some(1))));
+        assert_ne!(same, Delay::Fixed(1));
+        let g: Arc<ResultFn> = Arc::new(|_| 7);
+        let same = ResultModel::Custom(Arc::clone(&g));
+        assert_eq!(ResultModel::Custom(g), same);
+        assert_ne!(same, ResultModel::Custom(Arc::new(|_| 7)));
+        assert_ne!(same, ResultModel::Zero);
+    }
+
+    #[test]
+    fn debug_names_the_model() {
+        let delays = [
+            (Delay::Fixed(3), "Fixed(3)"),
+            (Delay::Never, "Never"),
+            (
+                Delay::Cycle { base: 1, modulo: 4 },
+                "Cycle { base: 1, modulo: 4 }",
+            ),
+            (Delay::Table(vec![Some(2), None]), "Table([Some(2), None])"),
+            (Delay::Custom(Arc::new(|_| None)), "Custom(..)"),
+        ];
+        for (d, text) in delays {
+            assert_eq!(format!("{d:?}"), text);
+        }
+        let results = [
+            (ResultModel::Zero, "Zero"),
+            (ResultModel::Sequence, "Sequence"),
+            (ResultModel::Arg(9), "Arg(9)"),
+            (ResultModel::Table(vec![5]), "Table([5])"),
+            (ResultModel::Custom(Arc::new(|_| 0)), "Custom(..)"),
+        ];
+        for (r, text) in results {
+            assert_eq!(format!("{r:?}"), text);
+        }
+    }
+}

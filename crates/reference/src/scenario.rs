@@ -384,3 +384,38 @@ impl Scenario {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_the_s36_keys() {
+        let args = [0; 10];
+        let kinds = [
+            HostCommand::Run {
+                offset: 0,
+                length: 0,
+            },
+            HostCommand::Cancel { req: 0 },
+            HostCommand::Deadline { us: 0 },
+            HostCommand::Submit {
+                handler: 1,
+                first: 0,
+                count: 1,
+                args,
+                exclusive: false,
+                result: false,
+            },
+            HostCommand::Enqueue {
+                handler: 1,
+                count: 1,
+                args,
+                exclusive: false,
+                result: false,
+            },
+        ]
+        .map(|c| c.kind());
+        assert_eq!(kinds, ["run", "cancel", "deadline", "submit", "enqueue"]);
+    }
+}

@@ -283,3 +283,32 @@ fn a_broken_answer_names_its_field() {
         }
     }
 }
+
+/// S16: a run ends after the pass in which HALT ended the stream, or in which
+/// it failed with nothing in flight; `max_passes` only bounds a run that has
+/// not ended. `halt_value` halts in pass 0 and `mod_by_zero` fails in pass 0
+/// with no command submitted, so with `max_passes` 2^40 each must end after
+/// pass 0 (a model that ran on to 2^40 passes would give the same answer but
+/// never return). The run is watched from another thread with a bound far
+/// above the microseconds it takes.
+#[test]
+fn a_run_that_ends_in_its_first_pass_ends_at_once() {
+    for (name, status) in [("halt_value", "ended"), ("mod_by_zero", "error")] {
+        let upload = std::fs::read(corpus_dir().join(format!("{name}.bin")))
+            .unwrap_or_else(|e| panic!("{name}.bin: {e}"));
+        let params = Params {
+            max_passes: 1 << 40,
+            ..Params::default()
+        };
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(simulate(&upload, &params));
+        });
+        let result = receive
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("{name}: the run did not end after its first pass"));
+        // Both post their one event in pass 0: passes = 0 + 1.
+        assert_eq!(result.status.as_str(), status, "{name}");
+        assert_eq!(result.passes, 1, "{name}");
+    }
+}

@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use kmst::exec::Dispatch;
-use kmst::reference::{Params, SimResult, StreamError};
+use kmst::reference::{Params, Scenario, ScenarioResult, SimResult, StreamError};
 
 /// The answer of `check_run`: the error, if any, and the req of its event (S3, S6).
 pub type RunAnswer = (Option<StreamError>, u32);
@@ -35,6 +35,12 @@ pub trait DifferentialOracle {
     fn check_run(&self, data: &[u8], args: &RunArgs) -> RunAnswer;
     /// The check, then the stream.
     fn simulate(&self, upload: &[u8], params: &Params) -> SimResult;
+    /// The whole kernel (S26..S35), or `None` when this implementation does
+    /// not run scenarios (yet): its answers are then not compared.
+    fn simulate_scenario(&self, scenario: &Scenario) -> Option<ScenarioResult> {
+        let _ = scenario;
+        None
+    }
 }
 
 /// An implementation that exists in this build.
@@ -148,6 +154,14 @@ impl DifferentialOracle for Implementation {
         match self {
             Implementation::Reference => kmst::reference::simulate(upload, params),
             Implementation::Fast(d) => kmst::exec::simulate(upload, params, *d),
+        }
+    }
+
+    fn simulate_scenario(&self, scenario: &Scenario) -> Option<ScenarioResult> {
+        match self {
+            Implementation::Reference => Some(kmst::reference::simulate_scenario(scenario)),
+            // The fast kernel runs one stream only so far.
+            Implementation::Fast(_) => None,
         }
     }
 }

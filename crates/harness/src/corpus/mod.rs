@@ -17,6 +17,9 @@
 //!   writing them;
 //! - [`replace`]: replacing a file whole or not at all (every tool that
 //!   writes over a file uses it).
+//! - [`scenario`]: the scenario corpus (`corpus/scenarios/`): kernel
+//!   scenarios (S26..S36) with their saved answers, loaded, checked and
+//!   written the same way.
 //!
 //! Sources and their directives are read with [`crate::answers::Source`];
 //! answers are compared with [`crate::answers::first_difference`].
@@ -31,6 +34,7 @@ pub mod expect;
 pub mod render;
 pub mod replace;
 pub mod replay;
+pub mod scenario;
 
 pub use answer::{answer_part, reference_answer};
 pub use expect::expect_mismatch;

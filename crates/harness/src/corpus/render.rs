@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 const KEY_ORDER: &[&str] = &[
     "params",
     "notes",
+    "streams",
+    "host",
     "check",
     "commands",
     "events",
