@@ -102,7 +102,10 @@ pub(crate) use tail_call;
 
 /// Calls `$m!` with `[the micro-op names] [the superinstructions]`, where each
 /// superinstruction is `Fused = First + Second;`: a micro-op that is neither a
-/// jump nor able to fail or wait, followed by one that is. Program::decode
+/// jump nor able to fail or wait, followed by any micro-op. The pairs are
+/// the most frequent straight-line pairs over the corpus and the bench
+/// workloads (`kmst profile --pairs`, docs/performance.md "Which pairs to
+/// fuse"), leaving out pairs that only one benchmark's loop has. Program::decode
 /// gives the first of such a pair the fused handler and keeps the second in
 /// place unchanged, so a jump into the second still runs it alone; the fused
 /// handler counts two micro-ops and stops between them when only one unit of
@@ -112,6 +115,8 @@ macro_rules! for_each_fused {
         $m! { [$($ops)*] [
             AddiJlt = Addi + Jlt;
             AddiJnz = Addi + Jnz;
+            RandMod = Rand + Mod;
+            AddAddi = Add + Addi;
         ] }
     };
 }

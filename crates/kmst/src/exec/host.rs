@@ -232,9 +232,9 @@ impl Machine {
         let mut reqs = [0u32; MAX_STREAMS];
         let n = self.n_active;
         for (k, &i) in self.active[..n].iter().enumerate() {
-            let end = &self.ends[usize::from(i)];
+            let end = &self.streams[usize::from(i)].end;
             ranges[k] = (u64::from(end.offset), u64::from(end.length));
-            reqs[k] = self.streams[usize::from(i)].req;
+            reqs[k] = self.streams[usize::from(i)].meta.req;
         }
         let region_size = self.kernel.params.region_size;
         // A fifth RUN, one too long for any header, or one S6's tests before
@@ -262,10 +262,10 @@ impl Machine {
         let found = self.active[..self.n_active]
             .iter()
             .map(|&i| usize::from(i))
-            .find(|&i| self.streams[i].req == req);
+            .find(|&i| self.streams[i].meta.req == req);
         match found {
             Some(i) => {
-                let pc = self.streams[i].pc;
+                let pc = self.streams[i].meta.pc;
                 self.fail(i, Reason::Cancelled, pc);
                 Answer::Taken(None)
             }

@@ -32,7 +32,7 @@ use super::Dispatch;
 use super::bodies::Ctx;
 use super::handler::Exit;
 use super::host::Host;
-use super::kernel::{Kernel, Life, MAX_STREAMS, StreamMeta, Waiting};
+use super::kernel::{Kernel, Life, MAX_STREAMS, Stream, StreamEnd, StreamMeta, Waiting};
 use super::observer::{NoObserver, Observer, TurnEnd};
 use super::program::Program;
 use crate::check::CheckedUpload;
@@ -41,17 +41,6 @@ use crate::reference::{
     Params, Reason, Scenario, ScenarioCommand, ScenarioResult, SimResult, Status, StreamError,
     StreamOutcome,
 };
-
-/// How a stream ended, and where it came from, for the answer.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct StreamEnd {
-    pub offset: u32,
-    pub length: u32,
-    /// The pass its RUN was taken in.
-    pub pass: u64,
-    pub error: Option<StreamError>,
-    pub halt: Option<u32>,
-}
 
 /// A run of the fast kernel, set up and ready (or finished).
 pub struct Machine {
@@ -64,11 +53,8 @@ pub struct Machine {
     pub(super) programs: SmallVec<[Program; 1]>,
     pub(super) kernel: Kernel,
     /// Every stream started so far, in start order (its index is its owner
-    /// id); up to four inline, so that a one-stream run allocates nothing
-    /// for them.
-    pub(super) streams: SmallVec<[StreamMeta; MAX_STREAMS]>,
-    pub(super) regs: SmallVec<[[u32; 16]; MAX_STREAMS]>,
-    pub(super) ends: SmallVec<[StreamEnd; MAX_STREAMS]>,
+    /// id), each in one piece (one allocation for a one-stream run).
+    pub(super) streams: Vec<Stream>,
     /// The active streams, in start order.
     pub(super) active: [u16; MAX_STREAMS],
     pub(super) n_active: usize,
@@ -81,16 +67,19 @@ pub struct Machine {
 }
 
 impl Machine {
-    fn blank(params: &Params, programs: SmallVec<[Program; 1]>, host: Host, streams: usize) -> Machine {
+    fn blank(
+        params: &Params,
+        programs: SmallVec<[Program; 1]>,
+        host: Host,
+        streams: usize,
+    ) -> Machine {
         Machine {
             params: params.clone(),
             check: None,
             cancel_pass: None,
             programs,
             kernel: Kernel::new(params),
-            streams: SmallVec::with_capacity(streams),
-            regs: SmallVec::with_capacity(streams),
-            ends: SmallVec::with_capacity(streams),
+            streams: Vec::with_capacity(streams),
             active: [0; MAX_STREAMS],
             n_active: 0,
             host,
@@ -155,7 +144,9 @@ impl Machine {
     pub(super) fn start(&mut self, program: u16, offset: u32, length: u32, pass: u64) -> usize {
         let h = self.programs[usize::from(program)].head;
         let index = self.streams.len();
-        self.streams.push(StreamMeta {
+        let mut regs = [0u32; 16];
+        regs[15] = h.seed;
+        let meta = StreamMeta {
             pc: 0,
             steps: 0,
             max_steps: h.max_steps,
@@ -163,22 +154,26 @@ impl Machine {
             in_flight: 0,
             latest_result: 0,
             req: h.req,
-            // S13, S31: the header's deadline when it is not 0.
-            deadline: (h.deadline_us != 0).then_some(u64::from(h.deadline_us)),
+            // S13, S31: deadline_passes, else the header's when it is not 0.
+            deadline: self
+                .params
+                .deadline_passes
+                .or((h.deadline_us != 0).then_some(u64::from(h.deadline_us))),
             life: Life::Active,
             index: index as u16,
             program,
             exclusive_mark: None,
             waiting: Waiting::No,
-        });
-        let mut regs = [0u32; 16];
-        regs[15] = h.seed;
-        self.regs.push(regs);
-        self.ends.push(StreamEnd {
-            offset,
-            length,
-            pass,
-            ..StreamEnd::default()
+        };
+        self.streams.push(Stream {
+            meta,
+            regs,
+            end: StreamEnd {
+                offset,
+                length,
+                pass,
+                ..StreamEnd::default()
+            },
         });
         self.active[self.n_active] = index as u16;
         self.n_active += 1;
@@ -217,12 +212,12 @@ impl Machine {
 
     /// The answer of a one-stream run (S24).
     pub fn into_result(self) -> SimResult {
-        let end = self.ends.first().copied().unwrap_or_default();
+        let end = self.streams.first().map(|s| s.end).unwrap_or_default();
         let (status, error) = match (self.check, self.streams.first()) {
             // No pass ran (max_passes 0, out of range): no event, no error.
             (Some(_), _) if self.params.max_passes == 0 => (Status::Stuck, None),
             (Some(e), _) => (Status::Error, Some(e)),
-            (None, Some(s)) => (status_of(s.life), end.error),
+            (None, Some(s)) => (status_of(s.meta.life), end.error),
             (None, None) => (Status::Stuck, None),
         };
         let passes = self.kernel.events.last().map_or(0, |e| e.pass_index + 1);
@@ -244,8 +239,7 @@ impl Machine {
         let streams = self
             .streams
             .iter()
-            .zip(&self.ends)
-            .map(|(s, end)| StreamOutcome {
+            .map(|Stream { meta: s, end, .. }| StreamOutcome {
                 req: s.req,
                 offset: end.offset,
                 length: end.length,
@@ -292,17 +286,17 @@ impl Machine {
     /// its commands in flight stay.
     pub(super) fn fail(&mut self, i: usize, reason: Reason, pc: u32) -> StreamError {
         let e = StreamError { reason, pc };
-        let s = &mut self.streams[i];
+        let s = &mut self.streams[i].meta;
         s.life = Life::Failed;
         s.exclusive_mark = None;
         let req = s.req;
-        self.kernel.drop_jobs(&mut self.streams[i]);
+        self.kernel.drop_jobs(&mut self.streams[i].meta);
         self.kernel.post(
             kind::STREAM_ERROR,
             req,
             u32::from(reason.number()) | pc << 8,
         );
-        self.ends[i].error = Some(e);
+        self.streams[i].end.error = Some(e);
         self.deactivate(i);
         e
     }
@@ -310,9 +304,9 @@ impl Machine {
     /// The tests before the next micro-op, when the folded counter says the
     /// steps ran out (S17): the end of the program first, then the step limit.
     fn step_limit(&mut self, i: usize) -> TurnEnd {
-        let program = usize::from(self.streams[i].program);
+        let program = usize::from(self.streams[i].meta.program);
         let op_count = self.programs[program].head.op_count;
-        let pc = self.streams[i].pc;
+        let pc = self.streams[i].meta.pc;
         let e = if pc == op_count {
             self.fail(i, Reason::BadJump, op_count)
         } else {
@@ -328,7 +322,7 @@ impl Machine {
     /// budget of steps left (module doc).
     fn next_pass_is_quick(&self, i: usize) -> bool {
         let next = self.kernel.pass + 1;
-        let s = &self.streams[i];
+        let s = &self.streams[i].meta;
         self.kernel.queue.len() == 0
             && next < self.kernel.next_change
             && next < self.params.max_passes
@@ -355,7 +349,7 @@ impl Machine {
             // Out of range (S25); like the reference model, a turn that runs nothing.
             return (0, TurnEnd::Budget);
         }
-        let s = &self.streams[i];
+        let s = &self.streams[i].meta;
         // A micro-op that waited and whose condition still holds waits again
         // (its operands cannot have changed); no need to dispatch it.
         if s.waiting.holds(&self.kernel, s) {
@@ -375,12 +369,17 @@ impl Machine {
         let program = &self.programs[usize::from(s.program)];
         let base = program.insts.as_ptr();
         let obs_ptr: *mut O = obs;
-        let regs = self.regs[i].as_mut_ptr();
         let mut fuel = fuel;
         let (exit, pc, left, reason, halt) = loop {
+            // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
+            // handlers move it, always inside the program, End at op_count).
+            let ip = unsafe { base.add(self.streams[i].meta.pc as usize) };
+            // One borrow of the stream for both of its parts the handlers use.
+            let stream = &mut self.streams[i];
+            let regs = stream.regs.as_mut_ptr();
             let mut ctx = Ctx::<O> {
                 kernel: &mut self.kernel,
-                stream: &mut self.streams[i],
+                stream: &mut stream.meta,
                 obs: obs_ptr,
                 base,
                 templates: program.templates.as_ptr(),
@@ -389,9 +388,6 @@ impl Machine {
                 reason: Reason::BadJump,
                 halt: 0,
             };
-            // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
-            // handlers move it, always inside the program, End at op_count).
-            let ip = unsafe { base.add(self.streams[i].pc as usize) };
             let erased = &mut ctx as *mut Ctx<O> as *mut ();
             // SAFETY: the handler contract (handler.rs): `ip` in the decoded
             // program, `regs` the stream's 16 registers, `erased` the live
@@ -415,7 +411,7 @@ impl Machine {
             // the stream's next turn (module doc): end this pass here, with
             // the same hooks as the pass loop, and run the next turn at once.
             let p = self.kernel.pass;
-            let s = &mut self.streams[i];
+            let s = &mut self.streams[i].meta;
             s.pc = pc;
             s.steps += budget;
             s.waiting = Waiting::No;
@@ -425,7 +421,7 @@ impl Machine {
             fuel = budget;
         };
         let mut ran = fuel - left;
-        let s = &mut self.streams[i];
+        let s = &mut self.streams[i].meta;
         s.pc = pc;
         s.waiting = match exit {
             Exit::WaitSlots => Waiting::Slots,
@@ -473,7 +469,7 @@ impl Machine {
                 s.life = Life::Ended;
                 let req = s.req;
                 self.kernel.post(kind::STREAM_END, req, halt);
-                self.ends[i].halt = Some(halt);
+                self.streams[i].end.halt = Some(halt);
                 self.deactivate(i);
                 TurnEnd::Halt(halt)
             }
@@ -509,11 +505,11 @@ impl Machine {
         for _ in 0..=n {
             if who < n {
                 let i = usize::from(submitters[who]);
-                if self.streams[i].life == Life::Active {
+                if self.streams[i].meta.life == Life::Active {
                     let (ran, why) = self.turn(i, dispatch, obs, false);
                     moved |= ran != 0 || !why.is_wait();
                     budget_ended = why == TurnEnd::Budget;
-                    obs.on_turn_end(p, i, ran, why, self.streams[i].pc);
+                    obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
                 }
             } else {
                 self.kernel.queue_turn(&mut self.streams, obs);
@@ -549,7 +545,7 @@ impl Machine {
                 let (ran, why) = self.turn(i, dispatch, obs, true);
                 p = self.kernel.pass;
                 budget_ended = why == TurnEnd::Budget;
-                obs.on_turn_end(p, i, ran, why, self.streams[i].pc);
+                obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
                 if p & 1 == 0 {
                     self.kernel.queue_turn(&mut self.streams, obs);
                 }
@@ -585,7 +581,7 @@ impl Machine {
             let mut moved = self.host_phase(p, obs);
             if cancel == Some(p) && self.n_active == 1 {
                 let i = usize::from(self.active[0]);
-                let pc = self.streams[i].pc;
+                let pc = self.streams[i].meta.pc;
                 self.fail(i, Reason::Cancelled, pc);
                 moved = true;
             }
@@ -633,17 +629,17 @@ impl Machine {
         let s = self.kernel.slots[slot];
         self.kernel.stopped = true;
         let owner = usize::from(s.owner);
-        if s.owner != super::kernel::HOST && self.streams[owner].life == Life::Active {
+        if s.owner != super::kernel::HOST && self.streams[owner].meta.life == Life::Active {
             self.fail(owner, Reason::Deadline, s.pc);
         } else {
             // An ended stream's, or the host's (req 0).
-            let req = self.streams.get(owner).map_or(0, |st| st.req);
+            let req = self.streams.get(owner).map_or(0, |st| st.meta.req);
             self.kernel.post(kind::TIMEOUT, req, slot as u32);
         }
         // S33: every other active stream ends at its current pc, in start order.
         while self.n_active > 0 {
             let i = usize::from(self.active[0]);
-            let pc = self.streams[i].pc;
+            let pc = self.streams[i].meta.pc;
             self.fail(i, Reason::Deadline, pc);
         }
     }

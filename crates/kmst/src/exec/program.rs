@@ -98,10 +98,11 @@ impl Program {
                 imm,
             });
         }
-        // Superinstructions (ops::for_each_fused): the first of a fused pair
-        // gets the fused index; the second stays as it is, so a jump into it
-        // runs it alone.
-        for pc in 1..op_count {
+        // Superinstructions (handler::for_each_fused): the first of a fused
+        // pair gets the fused index; the second stays as it is, so a jump
+        // into it runs it alone. From the end backwards, so that a loop's
+        // closing pair (ADDI+JLT) wins over a pair that would overlap it.
+        for pc in (1..op_count).rev() {
             // SAFETY: every `op` above was written from an OpIndex.
             let (first, second) = unsafe {
                 (

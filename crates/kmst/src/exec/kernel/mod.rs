@@ -19,7 +19,7 @@ mod queue;
 mod stream;
 
 pub(crate) use queue::QUEUE_CAP;
-pub(crate) use stream::{Life, StreamMeta, Waiting};
+pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 
 use self::groups::{Groups, overlaps};
 use self::queue::{ENTRY_EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_count, entry_slab};
@@ -186,13 +186,9 @@ impl Kernel {
         } else {
             0
         };
-        // S13, S31: deadline_passes, else the stream header's, else the
-        // default in force now.
-        let d = self
-            .params
-            .deadline_passes
-            .or(fixed_deadline)
-            .unwrap_or(self.default_deadline);
+        // S13, S31: deadline_passes, else the stream header's (both in
+        // `fixed_deadline`), else the default in force now.
+        let d = fixed_deadline.unwrap_or(self.default_deadline);
         let deadline = self.pass.saturating_add(d);
         self.slots[usize::from(slot)] = Slot {
             ack,
@@ -323,7 +319,7 @@ impl Kernel {
         }
         self.take_slot(
             HOST,
-            None,
+            self.params.deadline_passes,
             handler as u8,
             flag_byte,
             first,
@@ -364,7 +360,7 @@ impl Kernel {
     }
 
     /// The queue's turn (S20). Sets `queue_moved` when a job was placed.
-    pub fn queue_turn<O: Observer>(&mut self, streams: &mut [StreamMeta], obs: &mut O) {
+    pub fn queue_turn<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
         if window == 0 || self.busy == u16::MAX {
             return;
@@ -405,9 +401,9 @@ impl Kernel {
                 Some(first) => {
                     let job = self.queue.jobs[entry_slab(entry)];
                     let fixed = if job.owner == HOST {
-                        None
+                        self.params.deadline_passes
                     } else {
-                        let s = &mut streams[usize::from(job.owner)];
+                        let s = &mut streams[usize::from(job.owner)].meta;
                         s.in_flight += 1;
                         s.deadline
                     };
@@ -447,7 +443,7 @@ impl Kernel {
     }
 
     /// The sweep of this pass (S12): frees acknowledged slots, lowest first.
-    pub fn sweep<O: Observer>(&mut self, streams: &mut [StreamMeta], obs: &mut O) {
+    pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let pass = self.pass;
         let mut busy = self.busy;
         while busy != 0 {
@@ -457,7 +453,7 @@ impl Kernel {
             if s.ack == pass {
                 self.busy &= !(1 << slot);
                 if s.owner != HOST {
-                    let owner = &mut streams[usize::from(s.owner)];
+                    let owner = &mut streams[usize::from(s.owner)].meta;
                     if s.has_result {
                         owner.latest_result = s.result;
                     }

@@ -3,6 +3,7 @@
 
 use super::Kernel;
 use super::queue::QUEUE_CAP;
+use crate::reference::StreamError;
 
 /// How a stream stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,9 +26,9 @@ pub(crate) struct StreamMeta {
     pub latest_result: u32,
     pub req: u32,
     /// The deadline of its commands in passes when it is fixed
-    /// (`deadline_passes`, or the header's deadline_microseconds when not 0);
-    /// `None`: the kernel's default deadline in force when a command takes
-    /// its slot (S13, S31).
+    /// (`deadline_passes`, else the header's deadline_microseconds when not
+    /// 0); `None`: the kernel's default deadline in force when a command
+    /// takes its slot (S13, S31).
     pub deadline: Option<u64>,
     pub life: Life,
     /// Its index among the streams in start order (the owner of its slots
@@ -70,4 +71,23 @@ impl Waiting {
             Waiting::Halt => s.pending != 0,
         }
     }
+}
+
+/// How a stream ended, and where it came from, for the answer.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StreamEnd {
+    pub offset: u32,
+    pub length: u32,
+    /// The pass its RUN was taken in.
+    pub pass: u64,
+    pub error: Option<StreamError>,
+    pub halt: Option<u32>,
+}
+
+/// A stream of the run: its state, its registers and how it ended.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Stream {
+    pub meta: StreamMeta,
+    pub regs: [u32; 16],
+    pub end: StreamEnd,
 }
