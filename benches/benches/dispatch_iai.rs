@@ -1,8 +1,8 @@
-//! iai-callgrind: instructions and estimated cycles (callgrind with its cache
+//! gungraun: instructions and estimated cycles (callgrind with its cache
 //! simulation) of every dispatch variant and the reference model on every
 //! bundled workload. Divide by the workload's micro-ops (`kmst compare
 //! --json`, `ops`) for cycles per micro-op. Needs valgrind and
-//! iai-callgrind-runner 0.16.1 (`scripts/install-iai-runner.sh`):
+//! gungraun-runner 0.20.0 (`scripts/install-iai-runner.sh`):
 //! `cargo bench -p kmst-benches --bench dispatch_iai`.
 //!
 //! The workload is assembled in the setup, which callgrind does not count; the
@@ -11,7 +11,7 @@
 
 use std::hint::black_box;
 
-use iai_callgrind::{library_benchmark, library_benchmark_group, main};
+use gungraun::{library_benchmark, library_benchmark_group, main};
 use kmst::exec::Dispatch;
 use kmst::reference::SimResult;
 use kmst_benches::workload;

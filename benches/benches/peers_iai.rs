@@ -1,17 +1,17 @@
-//! iai-callgrind: instructions of kmst's dispatch variants, wasmi (fuel
+//! gungraun: instructions (callgrind) of kmst's dispatch variants, wasmi (fuel
 //! metering on and off) and native Rust on the same loops; group `peers`,
 //! one function per workload, one bench per runner (`peers::alu::wasmi_fuel`).
 //! Divide by the workload's micro-ops (`kmst compare --json`, `ops`) for
 //! instructions per micro-op. The setup (assembly, wasm translation, the
 //! checked first run) is not counted. Needs valgrind and
-//! iai-callgrind-runner 0.16.1 (`scripts/install-iai-runner.sh`):
+//! gungraun-runner 0.20.0 (`scripts/install-iai-runner.sh`):
 //! `cargo bench -p kmst-benches --bench peers_iai`.
 // Unsafe code only in the `asm!` barrier of peers/mod.rs.
 #![deny(unsafe_code)]
 
 use std::hint::black_box;
 
-use iai_callgrind::{library_benchmark, library_benchmark_group, main};
+use gungraun::{library_benchmark, library_benchmark_group, main};
 
 // The bench attributes below list the workloads and runners themselves.
 #[allow(dead_code)]

@@ -1,5 +1,5 @@
 //! What the dispatch benchmarks share: the workloads of `kmst compare`
-//! ([`kmst_harness::compare::BUNDLED`]), so that criterion, iai-callgrind and
+//! ([`kmst_harness::compare::BUNDLED`]), so that criterion, gungraun and
 //! `kmst compare` measure the same streams with the same parameters.
 //!
 //! [`Kmst`] and [`micro_ops`] are all that the peer benchmarks (`peers/`:
