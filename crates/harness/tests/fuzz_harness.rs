@@ -3,13 +3,14 @@
 //! in `fuzz/Cargo.toml` are the library's.
 
 use kmst::format::Upload;
+use kmst::format::zero_ignored;
 use kmst::reference::{Params, SimResult, StreamError};
 use kmst::{Dispatch, Reason};
 use kmst_harness::answers::{DifferentialOracle, Implementation, RunAnswer, RunArgs};
 use kmst_harness::fuzzing::input::{CheckPrefix, SIM_PREFIX, SimPrefix};
 use kmst_harness::fuzzing::script::{Arg, Call, Script};
 use kmst_harness::fuzzing::targets::{
-    Observed, builder_with, check_with, observed_for, sim_observed_with, sim_with, zero_ignored,
+    Observed, builder_with, check_with, observed_for, sim_observed_with, sim_with,
 };
 use kmst_harness::fuzzing::{Agreement, Target, case_from_seed, job_example, run};
 

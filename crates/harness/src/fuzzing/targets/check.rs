@@ -14,8 +14,7 @@ use std::fmt;
 use crate::answers::{DifferentialOracle, RunArgs, with_checkers};
 use crate::fuzzing::input::CheckPrefix;
 use crate::fuzzing::report::{Divergence, caught, disasm_around, verdict_text};
-use kmst::format::{HEADER_LEN, OP_LEN, TEMPLATE_LEN, Upload, read_u32, templates_offset};
-use kmst::ops::{ImmKind, Opcode, RegField};
+use kmst::format::{HEADER_LEN, OP_LEN, TEMPLATE_LEN, Upload, templates_offset};
 use kmst::reference::StreamError;
 
 use super::{Agreement, Target, divergence};
@@ -110,49 +109,6 @@ fn where_in_layout(at: usize, op_count: usize) -> String {
     format!("template {} byte {}", k / TEMPLATE_LEN, k % TEMPLATE_LEN)
 }
 
-/// `data` with every byte the layout does not name set to zero (docs/spec.md
-/// "The upload": padding, the header's last 32 bytes, operand fields a
-/// micro-op does not read (S4), imm where it means nothing, imm2 and the
-/// four zero bytes, a command's slot/sequence/landing words and reserved
-/// words (S1), patch entries past patch_count, a template's last 5 bytes).
-/// Only for data the check accepts (the counts match the length).
-pub fn zero_ignored(data: &[u8]) -> Vec<u8> {
-    let op_count = read_u32(data, 8) as usize;
-    let command_count = read_u32(data, 12) as usize;
-    let mut z = vec![0u8; data.len()];
-    z[..32].copy_from_slice(&data[..32]);
-    for pc in 0..op_count {
-        let at = HEADER_LEN + pc * OP_LEN;
-        let code = Opcode::from_u8(data[at]).expect("the check accepted the opcode");
-        z[at] = data[at];
-        for f in code.regs() {
-            let k = match f {
-                RegField::A => 1,
-                RegField::B => 2,
-                RegField::C => 3,
-            };
-            z[at + k] = data[at + k];
-        }
-        if code.imm_kind() != ImmKind::None {
-            z[at + 4..at + 8].copy_from_slice(&data[at + 4..at + 8]);
-        }
-    }
-    let base = templates_offset(op_count);
-    for j in 0..command_count {
-        let at = base + j * TEMPLATE_LEN;
-        // S1: handler and flags; group; args. Not slot, sequence, landing, reserved.
-        z[at..at + 2].copy_from_slice(&data[at..at + 2]);
-        z[at + 12..at + 56].copy_from_slice(&data[at + 12..at + 56]);
-        let patches = usize::from(data[at + 74]).min(4);
-        for k in 0..patches {
-            z[at + 64 + k] = data[at + 64 + k];
-            z[at + 68 + k] = data[at + 68 + k];
-        }
-        z[at + 72..at + 75].copy_from_slice(&data[at + 72..at + 75]);
-    }
-    z
-}
-
 fn first_byte_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter()
         .zip(b)
@@ -204,7 +160,7 @@ fn round_trips(target: Target, data: &[u8]) -> Result<(), Divergence> {
                     ),
                 );
             }
-            let zeroed = zero_ignored(data);
+            let zeroed = kmst::format::zero_ignored(data);
             let z_upload = Upload::decode(&zeroed);
             match z_upload {
                 Ok(u) if u.encode() == zeroed => {}

@@ -30,7 +30,7 @@ pub mod sim_raw;
 pub mod sim_structured;
 
 pub use builder::{builder_params, builder_with};
-pub use check::{check_with, zero_ignored};
+pub use check::check_with;
 pub use sim::{Observed, observed_for, sim_all, sim_observed_with, sim_with};
 pub use sim_structured::{MAX_STRUCTURED_PASSES, structured_case};
 
