@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use crate::common::{CliError, print_out, read_file};
 use kmst_harness::fuzzing::Target;
-use kmst_harness::fuzzing::report::params_json;
+use kmst_harness::fuzzing::divergence::params_json;
 use kmst_harness::fuzzing::targets::decode_input;
 
 #[derive(clap::Args)]

@@ -468,13 +468,13 @@ pub fn case_from_seed(seed: u64) -> Case {
 }
 
 pub mod builder_rules;
+pub mod divergence;
 pub mod input;
-pub mod report;
 pub mod scenario;
 pub mod script;
 pub mod seeds;
 pub mod targets;
 
 pub use crate::answers::{DifferentialOracle, Implementation};
-pub use report::Divergence;
+pub use divergence::Divergence;
 pub use targets::{Agreement, Target, fuzz, run};

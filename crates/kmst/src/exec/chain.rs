@@ -66,6 +66,22 @@ handler_fn! {
     }
 }
 
+/// Runs the chain from `ip` until an exit: the tail-call table variant
+/// with `N = Tail<O>`, the threaded one with `N = Threaded<O>`.
+///
+/// # Safety
+/// The handler contract (handler.rs); for the threaded variant, the
+/// program's handlers were set from `Threaded::<O>`'s table.
+pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+) -> Exit {
+    // SAFETY: the caller's contract.
+    unsafe { (N::of::<O>(ip))(ip, regs, ctx, fuel) }
+}
+
 macro_rules! chain_table_ops {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
         for_each_fused!(chain_table_all [$($name)*]);

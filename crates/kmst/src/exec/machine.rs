@@ -30,11 +30,15 @@ use smallvec::SmallVec;
 
 use super::Dispatch;
 use super::bodies::Ctx;
+use super::chain::enter;
 use super::handler::Exit;
 use super::host::Host;
 use super::kernel::{Kernel, Life, MAX_STREAMS, Stream, StreamEnd, StreamMeta, Waiting};
 use super::observer::{NoObserver, Observer, TurnEnd};
 use super::program::Program;
+use super::tail::Tail;
+#[cfg(feature = "threaded")]
+use super::threaded::Threaded;
 use crate::check::CheckedUpload;
 use crate::reference::result::kind;
 use crate::reference::{
@@ -398,8 +402,8 @@ impl Machine {
                     #[cfg(feature = "switch")]
                     Dispatch::Switch => super::switch::run::<O>(ip, regs, erased, fuel),
                     #[cfg(feature = "threaded")]
-                    Dispatch::Threaded => super::threaded::run::<O>(ip, regs, erased, fuel),
-                    Dispatch::Tail => super::tail::run::<O>(ip, regs, erased, fuel),
+                    Dispatch::Threaded => enter::<O, Threaded<O>>(ip, regs, erased, fuel),
+                    Dispatch::Tail => enter::<O, Tail<O>>(ip, regs, erased, fuel),
                 }
             };
             let pc = ctx.pc(ctx.exit_ip);

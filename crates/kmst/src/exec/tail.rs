@@ -6,7 +6,7 @@
 use std::marker::PhantomData;
 
 use super::chain::{NextHandler, table};
-use super::handler::{Exit, HANDLERS, Handler, Inst};
+use super::handler::{HANDLERS, Handler, Inst};
 use super::observer::Observer;
 
 /// The handler table for observer `O`.
@@ -23,18 +23,4 @@ impl<P: Observer> NextHandler for Tail<P> {
         // SAFETY: the handler contract: `op` is a dense index below HANDLERS.
         unsafe { *Tail::<O>::TABLE.get_unchecked(usize::from((*next).op)) }
     }
-}
-
-/// Runs from `ip` until an exit.
-///
-/// # Safety
-/// The handler contract (handler.rs).
-pub(crate) unsafe fn run<O: Observer>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-) -> Exit {
-    // SAFETY: the caller's contract.
-    unsafe { (<Tail<O> as NextHandler>::of::<O>(ip))(ip, regs, ctx, fuel) }
 }

@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 
 use super::chain::{NextHandler, table};
-use super::handler::{Exit, HANDLERS, Handler, Inst, OpIndex};
+use super::handler::{HANDLERS, Handler, Inst, OpIndex};
 use super::observer::Observer;
 
 /// The threaded handlers for observer `O`.
@@ -29,19 +29,4 @@ impl<P: Observer> NextHandler for Threaded<P> {
         // observer type (Machine::run).
         unsafe { (*next).handler }
     }
-}
-
-/// Runs from `ip` until an exit.
-///
-/// # Safety
-/// The handler contract (handler.rs); the program's handlers were set with
-/// `Threaded::<O>::of`.
-pub(crate) unsafe fn run<O: Observer>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-) -> Exit {
-    // SAFETY: the caller's contract.
-    unsafe { (<Threaded<O> as NextHandler>::of::<O>(ip))(ip, regs, ctx, fuel) }
 }

@@ -23,7 +23,7 @@ use arbitrary::Unstructured;
 
 use crate::answers::{RunArgs, with_checkers};
 use crate::fuzzing::builder_rules::{self, Outcome, same_template};
-use crate::fuzzing::report::{Divergence, caught};
+use crate::fuzzing::divergence::{Divergence, caught};
 use crate::fuzzing::script::Script;
 use kmst::builder::BuildError;
 use kmst::format::{Upload, upload_len};

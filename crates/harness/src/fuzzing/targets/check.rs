@@ -12,8 +12,8 @@
 use std::fmt;
 
 use crate::answers::{DifferentialOracle, RunArgs, with_checkers};
+use crate::fuzzing::divergence::{Divergence, caught, disasm_around, verdict_text};
 use crate::fuzzing::input::CheckPrefix;
-use crate::fuzzing::report::{Divergence, caught, disasm_around, verdict_text};
 use kmst::format::{HEADER_LEN, OP_LEN, TEMPLATE_LEN, Upload, templates_offset};
 use kmst::reference::StreamError;
 

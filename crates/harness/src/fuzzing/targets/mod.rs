@@ -17,8 +17,8 @@ use std::str::FromStr;
 
 use arbitrary::Unstructured;
 
+use crate::fuzzing::divergence::{Divergence, caught};
 use crate::fuzzing::input::{CheckPrefix, SimPrefix};
-use crate::fuzzing::report::{Divergence, caught};
 use crate::fuzzing::script::Script;
 use kmst::reference::{Params, Status, StreamError};
 

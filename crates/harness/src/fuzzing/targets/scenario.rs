@@ -13,7 +13,7 @@
 use arbitrary::Unstructured;
 
 use crate::answers::first_difference;
-use crate::fuzzing::report::{Divergence, caught};
+use crate::fuzzing::divergence::{Divergence, caught};
 use crate::fuzzing::scenario::arbitrary_scenario;
 use crate::profile::ProfileObserver;
 use kmst::exec::{Dispatch, simulate_scenario, simulate_scenario_observed};

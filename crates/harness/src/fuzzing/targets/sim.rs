@@ -14,7 +14,7 @@
 use crate::answers::{
     DifferentialOracle, Implementation, RunAnswer, RunArgs, with_implementations,
 };
-use crate::fuzzing::report::{Divergence, caught, compare_runs};
+use crate::fuzzing::divergence::{Divergence, caught, compare_runs};
 use crate::profile::ProfileObserver;
 use kmst::exec::{Dispatch, simulate_observed};
 use kmst::reference::{Params, SimResult, StreamError};

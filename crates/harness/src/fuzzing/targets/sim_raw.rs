@@ -5,8 +5,8 @@
 //! upload bytes; the comparison is [`super::sim::sim_all`] (every implementation, and one variant observed) (for a rejected
 //! upload, the P1 answer).
 
+use crate::fuzzing::divergence::Divergence;
 use crate::fuzzing::input::SimPrefix;
-use crate::fuzzing::report::Divergence;
 
 use super::sim::sim_all;
 use super::{Agreement, Target};

@@ -7,7 +7,7 @@
 
 use arbitrary::Unstructured;
 
-use crate::fuzzing::report::Divergence;
+use crate::fuzzing::divergence::Divergence;
 
 use super::sim::sim_all;
 use super::{Agreement, Target};
