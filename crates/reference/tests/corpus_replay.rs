@@ -7,6 +7,9 @@
 //! in the reference model should change some saved answer. One test, which
 //! names every stream that no longer matches and its first differing field.
 
+mod common;
+
+use common::diff::first_difference;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -20,38 +23,6 @@ const FIELDS: [&str; 8] = [
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/streams")
-}
-
-/// The first path at which `got` differs from `want`.
-fn first_difference(path: &str, want: &Value, got: &Value) -> Option<String> {
-    match (want, got) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (k, v) in a {
-                let p = format!("{path}.{k}");
-                match b.get(k) {
-                    Some(w) => {
-                        if let Some(d) = first_difference(&p, v, w) {
-                            return Some(d);
-                        }
-                    }
-                    None => return Some(format!("{p}: expected {v}, got nothing")),
-                }
-            }
-            b.keys()
-                .find(|k| !a.contains_key(*k))
-                .map(|k| format!("{path}.{k}: expected nothing, got {}", b[k]))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                if let Some(d) = first_difference(&format!("{path}[{i}]"), x, y) {
-                    return Some(d);
-                }
-            }
-            (a.len() != b.len())
-                .then(|| format!("{path}.len: expected {}, got {}", a.len(), b.len()))
-        }
-        _ => (want != got).then(|| format!("{path}: expected {want}, got {got}")),
-    }
 }
 
 fn error_json(e: Option<StreamError>) -> Value {

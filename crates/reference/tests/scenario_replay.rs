@@ -11,6 +11,9 @@
 //! (`.cargo/mutants.toml`): a slip in the scenario code should change some
 //! saved answer or some error.
 
+mod common;
+
+use common::diff::first_difference;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -35,38 +38,6 @@ fn read(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         };
         std::fs::read(file).map_err(|e| e.to_string())
     })
-}
-
-/// The first path at which `got` differs from `want`.
-fn first_difference(path: &str, want: &Value, got: &Value) -> Option<String> {
-    match (want, got) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (k, v) in a {
-                let p = format!("{path}.{k}");
-                match b.get(k) {
-                    Some(w) => {
-                        if let Some(d) = first_difference(&p, v, w) {
-                            return Some(d);
-                        }
-                    }
-                    None => return Some(format!("{p}: expected {v}, got nothing")),
-                }
-            }
-            b.keys()
-                .find(|k| !a.contains_key(*k))
-                .map(|k| format!("{path}.{k}: expected nothing, got {}", b[k]))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                if let Some(d) = first_difference(&format!("{path}[{i}]"), x, y) {
-                    return Some(d);
-                }
-            }
-            (a.len() != b.len())
-                .then(|| format!("{path}.len: expected {}, got {}", a.len(), b.len()))
-        }
-        _ => (want != got).then(|| format!("{path}: expected {want}, got {got}")),
-    }
 }
 
 /// Runs `f` on another thread and gives its answer; if it has not answered

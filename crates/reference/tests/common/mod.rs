@@ -2,6 +2,8 @@
 //! "The upload" (header, micro-ops, templates, each padded to 64 bytes).
 #![allow(dead_code)]
 
+pub mod diff;
+
 pub const R15: u8 = 15;
 pub const FROM_COMMAND: u8 = 0xFF;
 pub const EXCLUSIVE: u8 = 1 << 1;
