@@ -60,6 +60,10 @@ pub(crate) enum Exit {
     Error,
     /// HALT ended the stream; the halt value is in the turn's `Ctx`.
     Halt,
+    /// A micro-op that reads or changes the kernel (SUBMIT, ENQUEUE, EVENT,
+    /// TIME) was reached in a chain spanning several quick passes: it has not
+    /// run, and the kernel must first learn which pass it is in (machine.rs).
+    Resync,
 }
 
 /// Where a body sends control: the next instruction, or back to the kernel.

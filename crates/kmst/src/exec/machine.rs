@@ -25,6 +25,13 @@
 //! indexes, TIME (computed from the pass) and the rotation (`p % (n + 1)`,
 //! computed from the pass) are those of the pass-by-pass model. See
 //! docs/dispatch.md.
+//!
+//! **Spans of quick passes.** While the one active stream runs quick passes
+//! (its turn is all that happens in them, docs/dispatch.md "Quick passes"),
+//! the turns of the next `span` such passes run in the same chain of handlers
+//! with `span + 1` budgets of fuel; a micro-op that reads or changes the
+//! kernel returns [`Exit::Resync`] first, and the kernel splits the fuel used
+//! back into whole turns (docs/dispatch.md "Spans of quick passes").
 
 use smallvec::SmallVec;
 
@@ -335,6 +342,37 @@ impl Machine {
             && u64::from(s.max_steps - s.steps) >= 2 * u64::from(self.params.turn_budget)
     }
 
+    /// How many passes after the current one are quick passes for stream
+    /// `i` (as [`Machine::next_pass_is_quick`], pass after pass) if its turns
+    /// in them change nothing the kernel reads: the turns a chain may run
+    /// after this one without returning (module doc, "Spans of quick
+    /// passes"). Bounded so that the chain's fuel fits in a `u32`.
+    fn quick_span(&self, i: usize) -> u32 {
+        let p = self.kernel.pass;
+        let s = &self.streams[i].meta;
+        let budget = self.params.turn_budget;
+        if self.kernel.queue.len() != 0 || budget == 0 {
+            return 0;
+        }
+        // Pass p + k is quick while p + k is below each of these.
+        let mut end = self
+            .kernel
+            .next_change
+            .min(self.params.max_passes)
+            .min(self.host.next_due());
+        if let Some(c) = self.cancel_pass
+            && c > p
+        {
+            end = end.min(c);
+        }
+        let by_passes = end.saturating_sub(p + 1);
+        // ...and while the steps left before its turn are at least two
+        // budgets: (k + 1) budgets in all, counting this turn's.
+        let by_steps = u64::from((s.max_steps - s.steps) / budget).saturating_sub(1);
+        let by_fuel = u64::from(u32::MAX / budget - 1);
+        by_passes.min(by_steps).min(by_fuel) as u32
+    }
+
     /// One turn of stream `i` (S17). Returns the micro-ops it ran and why it
     /// ended. With `quick` (the pass loop's quick path: `i` is the one active
     /// stream and nothing else can happen), a turn that uses its whole
@@ -373,7 +411,17 @@ impl Machine {
         let program = &self.programs[usize::from(s.program)];
         let base = program.insts.as_ptr();
         let obs_ptr: *mut O = obs;
+        // `fuel` is what this turn started with; `chain` what the next entry
+        // into the handlers gets: the rest of this turn, plus `span` whole
+        // budgets when the turns of the next `span` quick passes run in the
+        // same chain (module doc, "Spans of quick passes").
         let mut fuel = fuel;
+        let mut chain = fuel;
+        let mut span = 0;
+        if quick && !O::ENABLED && !O::EVERY_PASS {
+            span = self.quick_span(i);
+            chain += span * budget;
+        }
         let (exit, pc, left, reason, halt) = loop {
             // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
             // handlers move it, always inside the program, End at op_count).
@@ -391,23 +439,42 @@ impl Machine {
                 exit_fuel: 0,
                 reason: Reason::BadJump,
                 halt: 0,
+                spanning: span != 0,
             };
             let erased = &mut ctx as *mut Ctx<O> as *mut ();
             // SAFETY: the handler contract (handler.rs): `ip` in the decoded
             // program, `regs` the stream's 16 registers, `erased` the live
-            // `Ctx<O>` above whose pointers are disjoint, `fuel >= 1`; a threaded
+            // `Ctx<O>` above whose pointers are disjoint, `chain >= 1`; a threaded
             // program had its handlers set for `O` by `run`.
             let exit = unsafe {
                 match dispatch {
                     #[cfg(feature = "switch")]
-                    Dispatch::Switch => super::switch::run::<O>(ip, regs, erased, fuel),
+                    Dispatch::Switch => super::switch::run::<O>(ip, regs, erased, chain),
                     #[cfg(feature = "threaded")]
-                    Dispatch::Threaded => enter::<O, Threaded<O>>(ip, regs, erased, fuel),
-                    Dispatch::Tail => enter::<O, Tail<O>>(ip, regs, erased, fuel),
+                    Dispatch::Threaded => enter::<O, Threaded<O>>(ip, regs, erased, chain),
+                    Dispatch::Tail => enter::<O, Tail<O>>(ip, regs, erased, chain),
                 }
             };
             let pc = ctx.pc(ctx.exit_ip);
-            let (left, reason, halt) = (ctx.exit_fuel, ctx.reason, ctx.halt);
+            let (mut left, reason, halt) = (ctx.exit_fuel, ctx.reason, ctx.halt);
+            if span != 0 {
+                // The chain ran whole turns of `budget` micro-ops, one per
+                // quick pass, then stopped in the turn of pass `pass + k`
+                // (at its very start when `used` is a multiple of the budget
+                // and the exit is not the fuel's).
+                let used = chain - left;
+                let k = (used / budget).min(span);
+                self.kernel.pass += u64::from(k);
+                self.streams[i].meta.steps += k * budget;
+                left = fuel - (used - k * budget);
+                span = 0;
+                if exit == Exit::Resync {
+                    // Run that micro-op, and the rest of the turn, knowing the pass.
+                    self.streams[i].meta.pc = pc;
+                    chain = left;
+                    continue;
+                }
+            }
             if !(quick && exit == Exit::Fuel && fuel == budget && self.next_pass_is_quick(i)) {
                 break (exit, pc, left, reason, halt);
             }
@@ -423,6 +490,11 @@ impl Machine {
             obs.on_pass_end(p, self.kernel.busy.count_ones(), 0);
             self.kernel.pass = p + 1;
             fuel = budget;
+            chain = budget;
+            if !O::ENABLED && !O::EVERY_PASS {
+                span = self.quick_span(i);
+                chain += span * budget;
+            }
         };
         let mut ran = fuel - left;
         let s = &mut self.streams[i].meta;
@@ -477,6 +549,9 @@ impl Machine {
                 self.deactivate(i);
                 TurnEnd::Halt(halt)
             }
+            // Only a chain spanning quick passes returns it, and the loop
+            // above runs the micro-op again.
+            Exit::Resync => unreachable!("a resync left the turn loop"),
         };
         (ran, why)
     }

@@ -65,6 +65,14 @@ pub trait Observer {
     /// counts are wanted: the test is a constant, so plain runs pay nothing.
     const ENABLED: bool = false;
 
+    /// Whether the kernel must report every pass (`on_turn_end`,
+    /// `on_pass_end`) even while the one active stream runs quick passes, in
+    /// which nothing but the stream's turn happens. When false (and
+    /// `ENABLED` is false) the kernel may run the turns of many quick passes
+    /// as one chain and report none of them (machine.rs, "Spans of quick
+    /// passes").
+    const EVERY_PASS: bool = true;
+
     /// The micro-op at `pc` completed (only when `ENABLED`).
     #[inline(always)]
     fn on_op(&mut self, pc: u32) {
@@ -108,4 +116,6 @@ pub trait Observer {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoObserver;
 
-impl Observer for NoObserver {}
+impl Observer for NoObserver {
+    const EVERY_PASS: bool = false;
+}

@@ -1,6 +1,8 @@
 //! The micro-ops that talk to the kernel: HALT, SUBMIT, ENQUEUE, WAIT, RESULT,
 //! EVENT, TIME (S18). The work is in [`crate::exec::kernel`]; these bodies
-//! only read the operands and map the answer onto [`Flow`].
+//! only read the operands and map the answer onto [`Flow`]. SUBMIT, ENQUEUE,
+//! EVENT and TIME first return [`Exit::Resync`] inside a span of quick passes
+//! (machine.rs), so that they run knowing their pass.
 
 use super::{Ctx, Exit, Flow, OpBody, get, set};
 use crate::exec::handler::Inst;
@@ -42,6 +44,9 @@ pub(crate) struct Submit;
 impl OpBody for Submit {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        if ctx.spanning {
+            return Err(Exit::Resync);
+        }
         let pc = ctx.pc(ip);
         // SAFETY: OpBody's contract; the template index is below command_count
         // (the check's reason 5, re-tested by Program::decode); `regs` points
@@ -62,6 +67,9 @@ pub(crate) struct Enqueue;
 impl OpBody for Enqueue {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        if ctx.spanning {
+            return Err(Exit::Resync);
+        }
         let pc = ctx.pc(ip);
         // SAFETY: as for SUBMIT.
         unsafe {
@@ -94,6 +102,9 @@ pub(crate) struct Event;
 impl OpBody for Event {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        if ctx.spanning {
+            return Err(Exit::Resync);
+        }
         // SAFETY: OpBody's contract.
         unsafe {
             let req = (*ctx.stream).req;
@@ -112,6 +123,9 @@ pub(crate) struct Time;
 impl OpBody for Time {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        if ctx.spanning {
+            return Err(Exit::Resync);
+        }
         // SAFETY: OpBody's contract.
         unsafe {
             set(regs, (*ip).a, (*ctx.kernel).time());

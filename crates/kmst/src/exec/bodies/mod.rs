@@ -41,6 +41,10 @@ pub(crate) struct Ctx<O: Observer> {
     pub reason: Reason,
     /// The halt register of an [`Exit::Halt`].
     pub halt: u32,
+    /// True when the fuel spans several quick passes (machine.rs): a
+    /// micro-op that reads or changes the kernel must return
+    /// [`Exit::Resync`] before it runs.
+    pub spanning: bool,
 }
 
 impl<O: Observer> Ctx<O> {
