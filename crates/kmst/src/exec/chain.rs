@@ -1,64 +1,155 @@
 //! The chained handlers shared by the tail-call table and the direct-threaded
-//! variants: one generic handler per micro-op body (and per superinstruction)
-//! that runs the body, counts the fuel and hands control to the next handler
-//! with a guaranteed tail call. The two variants differ only in how the next
-//! handler is found ([`NextHandler`]): read from a static table by the next
-//! instruction's dense index, or read straight from the next instruction.
+//! variants. Each unit (one micro-op body, or a superinstruction's two) gets
+//! three handlers, all ending in a guaranteed tail call to the next:
+//!
+//! - **counted**: counts one unit of fuel per micro-op and stops the turn
+//!   when it reaches zero; the next handler is the counted one (or a head's)
+//!   from [`Checked`]'s table. A turn starts here, wherever its pc is.
+//! - **head**: at the head of a block (handler.rs "Blocks"), charges the
+//!   whole block when the fuel covers it and goes on with the charged
+//!   handlers; otherwise it runs on as a counted handler.
+//! - **charged**: inside a block whose head paid: counts nothing.
+//!
+//! The two variants differ only in how the next charged or head handler is
+//! found ([`NextHandler`]): read from a static table by the next
+//! instruction's `op` byte, or read straight from the next instruction.
 
-use super::bodies::{self, OpBody, exit_at, observe, run_pair};
-use super::handler::{Exit, HANDLERS, Handler, Inst, for_each_fused, handler_fn, tail_call};
+use std::marker::PhantomData;
+
+use super::bodies::{self, OpBody, exit_at, observe, run_pair, run_pair_charged};
+use super::handler::{
+    Exit, HANDLERS, HEAD, Handler, Inst, OpIndex, TABLE_LEN, for_each_fused, handler_fn,
+    len_in_imm, tail_call,
+};
 use super::observer::Observer;
 
-/// How a chained handler finds the handler of the next instruction.
+/// How a chained handler finds the charged or head handler of the next
+/// instruction.
 pub(crate) trait NextHandler {
-    /// The handler to run `next` with.
+    /// The handler to run `next` with inside a charged block.
     ///
     /// # Safety
     /// `next` satisfies the handler contract (handler.rs) for observer `O`.
     unsafe fn of<O: Observer>(next: *const Inst) -> Handler;
 }
 
-handler_fn! {
-    /// The handler of micro-op body `B`.
+/// What one handler runs: one micro-op ([`One`]) or a superinstruction's two
+/// ([`Pair`]).
+pub(crate) trait Unit {
+    /// Runs the unit counting one unit of fuel per micro-op (`fuel >= 1`):
+    /// `Ok((next, fuel left))`, a pair stopping between its parts when one
+    /// unit is left; `Err` after recording the exit point.
     ///
     /// # Safety
-    /// The handler contract (handler.rs).
-    fn handler<B: OpBody, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
-        // SAFETY: the handler contract (handler.rs); every `next` a body
-        // returns satisfies it again (OpBody's contract), with one unit of
-        // fuel spent and at least one left.
+    /// The handler contract (handler.rs), and `ip` holds this unit.
+    unsafe fn counted<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+    ) -> Result<(*const Inst, u32), Exit>;
+
+    /// Runs the unit inside a block whose head charged it; `fuel` is what
+    /// is left after the charge. `Err` after recording the exit point with
+    /// the stopping micro-op's unit given back (it ends its block).
+    ///
+    /// # Safety
+    /// As [`Unit::counted`].
+    unsafe fn charged<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+    ) -> Result<*const Inst, Exit>;
+}
+
+/// One micro-op body as a [`Unit`].
+pub(crate) struct One<B>(PhantomData<B>);
+
+impl<B: OpBody> Unit for One<B> {
+    #[inline(always)]
+    unsafe fn counted<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+    ) -> Result<(*const Inst, u32), Exit> {
+        // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>`.
         unsafe {
             match B::run::<O>(ip, regs, &mut *(ctx as *mut bodies::Ctx<O>)) {
                 Ok(next) => {
                     observe::<O>(ctx, ip);
-                    let fuel = fuel - 1;
-                    if fuel == 0 {
-                        return exit_at::<O>(ctx, next, 0, Exit::Fuel);
-                    }
-                    tail_call!(N::of::<O>(next), next, regs, ctx, fuel)
+                    Ok((next, fuel - 1))
                 }
-                Err(why) => exit_at::<O>(ctx, ip, fuel, why),
+                Err(why) => Err(exit_at::<O>(ctx, ip, fuel, why)),
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn charged<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+    ) -> Result<*const Inst, Exit> {
+        // SAFETY: as `counted`.
+        unsafe {
+            match B::run::<O>(ip, regs, &mut *(ctx as *mut bodies::Ctx<O>)) {
+                Ok(next) => {
+                    observe::<O>(ctx, ip);
+                    Ok(next)
+                }
+                Err(why) => Err(exit_at::<O>(ctx, ip, fuel + 1, why)),
             }
         }
     }
 }
 
+/// A superinstruction, `A` then `B`, as a [`Unit`].
+pub(crate) struct Pair<A, B>(PhantomData<(A, B)>);
+
+impl<A: OpBody, B: OpBody> Unit for Pair<A, B> {
+    #[inline(always)]
+    unsafe fn counted<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+    ) -> Result<(*const Inst, u32), Exit> {
+        // SAFETY: the caller's contract: the decoder gave this index only to
+        // an `A` followed by a `B` (run_pair's contract).
+        unsafe { run_pair::<A, B, O>(ip, regs, ctx, fuel) }
+    }
+
+    #[inline(always)]
+    unsafe fn charged<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+    ) -> Result<*const Inst, Exit> {
+        // SAFETY: as `counted`.
+        unsafe { run_pair_charged::<A, B, O>(ip, regs, ctx, fuel) }
+    }
+}
+
 handler_fn! {
-    /// The handler of the superinstruction `A` then `B`.
+    /// The counted handler of unit `U`.
     ///
     /// # Safety
-    /// The handler contract (handler.rs), and `ip` is a fused `A` followed
-    /// by a `B`.
-    fn fused<A: OpBody, B: OpBody, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
-        // SAFETY: as `handler`; the decoder gave this index only to an `A`
-        // followed by a `B` (run_pair's contract).
+    /// The handler contract (handler.rs).
+    fn counted<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+        // SAFETY: the handler contract; every `next` a unit returns
+        // satisfies it again (OpBody's contract), with at least one unit of
+        // fuel left.
         unsafe {
-            match run_pair::<A, B, O>(ip, regs, ctx, fuel) {
+            match U::counted::<O>(ip, regs, ctx, fuel) {
                 Ok((next, fuel)) => {
                     if fuel == 0 {
                         return exit_at::<O>(ctx, next, 0, Exit::Fuel);
                     }
-                    tail_call!(N::of::<O>(next), next, regs, ctx, fuel)
+                    tail_call!(Checked::<O, N>::of(next), next, regs, ctx, fuel)
                 }
                 Err(why) => why,
             }
@@ -66,8 +157,75 @@ handler_fn! {
     }
 }
 
+handler_fn! {
+    /// The charged handler of unit `U`: the block's head paid for it.
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs), except that `fuel` may be 0 (the
+    /// block's fuel was charged at its head).
+    fn charged<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+        // SAFETY: the handler contract; the next instruction is in the same
+        // block (charged) or the next block's head, which tests the fuel.
+        unsafe {
+            match U::charged::<O>(ip, regs, ctx, fuel) {
+                Ok(next) => tail_call!(N::of::<O>(next), next, regs, ctx, fuel),
+                Err(why) => why,
+            }
+        }
+    }
+}
+
+handler_fn! {
+    /// The handler of unit `U` at the head of a block, whose length is in
+    /// `imm` when `IMM`, else in `c` (handler.rs, `len_in_imm`).
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs), except that `fuel` may be 0;
+    /// `ip` is a head with its block's length in that field.
+    fn head<U: Unit, const IMM: bool, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+        // SAFETY: the handler contract; the block's other units are charged
+        // handlers when the fuel covers the block, else counted ones.
+        unsafe {
+            let len = if IMM { (*ip).imm } else { u32::from((*ip).c) };
+            if fuel >= len {
+                let fuel = fuel - len;
+                match U::charged::<O>(ip, regs, ctx, fuel) {
+                    Ok(next) => tail_call!(N::of::<O>(next), next, regs, ctx, fuel),
+                    Err(why) => why,
+                }
+            } else if fuel == 0 {
+                // The previous block used the last unit exactly.
+                exit_at::<O>(ctx, ip, 0, Exit::Fuel)
+            } else {
+                // The turn ends inside this block: count micro-op by micro-op.
+                tail_call!(counted::<U, O, N>, ip, regs, ctx, fuel)
+            }
+        }
+    }
+}
+
+/// The counted (and head) handlers of variant `N` for observer `O`.
+pub(crate) struct Checked<O, N>(PhantomData<(O, N)>);
+
+impl<O: Observer, N: NextHandler> Checked<O, N> {
+    /// By `op` byte: the counted handler of each index, the head handler
+    /// of each index with the [`HEAD`] bit.
+    pub(crate) const TABLE: [Handler; TABLE_LEN] = tables::<O, N>().0;
+
+    /// The counted (or head) handler of `next`.
+    ///
+    /// # Safety
+    /// `next`'s `op` byte was written by the decoder (the handler contract).
+    #[inline(always)]
+    pub(crate) unsafe fn of(next: *const Inst) -> Handler {
+        // SAFETY: the caller's contract: the byte is below TABLE_LEN.
+        unsafe { *Self::TABLE.get_unchecked(usize::from((*next).op)) }
+    }
+}
+
 /// Runs the chain from `ip` until an exit: the tail-call table variant
-/// with `N = Tail<O>`, the threaded one with `N = Threaded<O>`.
+/// with `N = Tail<O>`, the threaded one with `N = Threaded<O>`. A turn may
+/// start anywhere in a block, so it starts with the counted handlers.
 ///
 /// # Safety
 /// The handler contract (handler.rs); for the threaded variant, the
@@ -79,7 +237,13 @@ pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
     fuel: u32,
 ) -> Exit {
     // SAFETY: the caller's contract.
-    unsafe { (N::of::<O>(ip))(ip, regs, ctx, fuel) }
+    unsafe { (Checked::<O, N>::of(ip))(ip, regs, ctx, fuel) }
+}
+
+/// Whether each dense index's unit is straight (`OpBody::STRAIGHT`; a
+/// superinstruction by its second micro-op, the first always being straight).
+pub(crate) fn straight(index: OpIndex) -> bool {
+    STRAIGHT[index as usize]
 }
 
 macro_rules! chain_table_ops {
@@ -90,15 +254,44 @@ macro_rules! chain_table_ops {
 
 macro_rules! chain_table_all {
     ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
-        /// One chained handler per dense index (the order of `for_each_op!`,
-        /// then `End`, then the superinstructions), each finding its
-        /// successor with `N`.
-        pub(crate) const fn table<O: Observer, N: NextHandler>() -> [Handler; HANDLERS] {
-            [
-                $(handler::<bodies::$name, O, N> as Handler,)*
-                handler::<bodies::End, O, N> as Handler,
-                $(fused::<bodies::$first, bodies::$second, O, N> as Handler,)*
-            ]
+        const STRAIGHT: [bool; HANDLERS] = [
+            $(<bodies::$name as OpBody>::STRAIGHT,)*
+            false,
+            $(<bodies::$second as OpBody>::STRAIGHT,)*
+        ];
+
+        /// The two handler tables of variant `N` for observer `O`, by `op`
+        /// byte: (counted, charged), each with the head handlers from
+        /// [`HEAD`] on. The unused entries between hold `End`'s counted
+        /// handler.
+        pub(crate) const fn tables<O: Observer, N: NextHandler>() -> ([Handler; TABLE_LEN], [Handler; TABLE_LEN]) {
+            let plain: [Handler; HANDLERS] = [
+                $(counted::<One<bodies::$name>, O, N> as Handler,)*
+                counted::<One<bodies::End>, O, N> as Handler,
+                $(counted::<Pair<bodies::$first, bodies::$second>, O, N> as Handler,)*
+            ];
+            let inside: [Handler; HANDLERS] = [
+                $(charged::<One<bodies::$name>, O, N> as Handler,)*
+                charged::<One<bodies::End>, O, N> as Handler,
+                $(charged::<Pair<bodies::$first, bodies::$second>, O, N> as Handler,)*
+            ];
+            let heads: [Handler; HANDLERS] = [
+                $(head::<One<bodies::$name>, { len_in_imm(OpIndex::$name.first_opcode()) }, O, N> as Handler,)*
+                head::<One<bodies::End>, { len_in_imm(OpIndex::End.first_opcode()) }, O, N> as Handler,
+                $(head::<Pair<bodies::$first, bodies::$second>, { len_in_imm(OpIndex::$fused.first_opcode()) }, O, N> as Handler,)*
+            ];
+            let filler = counted::<One<bodies::End>, O, N> as Handler;
+            let mut c = [filler; TABLE_LEN];
+            let mut f = [filler; TABLE_LEN];
+            let mut i = 0;
+            while i < HANDLERS {
+                c[i] = plain[i];
+                f[i] = inside[i];
+                c[HEAD as usize + i] = heads[i];
+                f[HEAD as usize + i] = heads[i];
+                i += 1;
+            }
+            (c, f)
         }
     };
 }

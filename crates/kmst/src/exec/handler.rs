@@ -9,8 +9,8 @@
 //! - `ip` pointing at an instruction of a decoded [`Program`](super::program::Program):
 //!   the micro-ops `0..op_count`, then the `End` sentinel at `op_count`;
 //!   every jump target and every `next` a body returns stays in that range,
-//!   and every `op` byte is an [`OpIndex`] below [`HANDLERS`] written by the
-//!   decoder;
+//!   and every `op` byte is an [`OpIndex`] below [`HANDLERS`], with or
+//!   without the [`HEAD`] bit, written by the decoder;
 //! - `regs` pointing at the running stream's 16 registers, and every register
 //!   field of every instruction below 16;
 //! - `ctx` the turn's live `Ctx<O>` (type-erased), whose pointers are
@@ -20,8 +20,22 @@
 //! The decoder establishes the first two from a `CheckedUpload` (the check's
 //! reasons 3, 4 and 5), the stream turn the last two. Each `unsafe` block in
 //! the interpreter cites this contract rather than restating it.
+//!
+//! # Blocks: fuel charged once per straight-line run
+//!
+//! The decoder cuts the program into blocks: runs of micro-ops that control
+//! enters only at the first (the block's head: pc 0, a jump target, the
+//! micro-op after a jump or after one that can stop the turn, `End`) and
+//! that only the last can leave early (bodies' `OpBody::STRAIGHT`). A head's
+//! `op` byte has the [`HEAD`] bit and its free field ([`len_in_imm`]) says
+//! how many micro-ops the block has. A head's handler charges the whole
+//! block when the fuel covers it, and the block's other handlers then count
+//! nothing; with less fuel, it counts micro-op by micro-op until the fuel
+//! runs out inside the block, so the turn still ends after exactly the
+//! micro-op S17 says (chain.rs). That is the only thing fuel decides: wrong
+//! fuel gives a wrong answer, never an access outside the program.
 
-use crate::ops::Opcode;
+use crate::ops::{ImmKind, Opcode};
 
 /// One pre-decoded micro-op: 16 bytes, one per slot of the program.
 #[derive(Clone, Copy)]
@@ -39,6 +53,28 @@ pub(crate) struct Inst {
     /// (wrapping, read as i32); for SUBMIT/ENQUEUE the template index.
     pub imm: u32,
 }
+
+/// The bit of an instruction's `op` byte that marks the head of a block
+/// (module doc); the rest of the byte is the [`OpIndex`].
+pub(crate) const HEAD: u8 = 0x80;
+
+/// The length of a handler table indexed by `op` bytes: every [`OpIndex`],
+/// then (from [`HEAD`] on) every index as a head. The entries between are
+/// never used.
+pub(crate) const TABLE_LEN: usize = HEAD as usize + HANDLERS;
+
+/// Where a head keeps its block's length: in `imm` when its (first)
+/// micro-op has no imm, else in `c`, which no micro-op with an imm reads
+/// (`for_each_op!`; `End` keeps it in `imm`).
+pub(crate) const fn len_in_imm(op: Option<Opcode>) -> bool {
+    match op {
+        Some(op) => matches!(op.imm_kind(), ImmKind::None),
+        None => true,
+    }
+}
+
+/// The longest block: a length kept in `c` is a byte.
+pub(crate) const MAX_BLOCK: usize = u8::MAX as usize;
 
 /// Why a dispatch loop returned to the kernel (the payload is in the turn's `Ctx`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +191,16 @@ macro_rules! define_op_index_all {
                 }
             }
 
+            /// The micro-op of a plain index, the first micro-op of a
+            /// superinstruction; `None` for `End`.
+            pub(crate) const fn first_opcode(self) -> Option<Opcode> {
+                match self {
+                    $(OpIndex::$name => Some(Opcode::$name),)*
+                    OpIndex::End => None,
+                    $(OpIndex::$fused => Some(Opcode::$first),)*
+                }
+            }
+
             /// The superinstruction of the pair `first` then `second`, if any.
             pub(crate) fn fuse(first: OpIndex, second: OpIndex) -> Option<OpIndex> {
                 $(if first == OpIndex::$first && second == OpIndex::$second {
@@ -169,12 +215,15 @@ macro_rules! define_op_index_all {
 crate::for_each_op!(define_op_index);
 
 impl OpIndex {
-    /// The index stored in an instruction.
+    /// The index stored in an instruction's `op` byte (the [`HEAD`] bit
+    /// ignored).
     ///
     /// # Safety
-    /// `byte` was written as `OpIndex as u8` (Program::decode does).
+    /// `byte` was written as `OpIndex as u8`, perhaps with the [`HEAD`] bit
+    /// (Program::decode does).
     #[inline(always)]
     pub(crate) unsafe fn from_byte(byte: u8) -> OpIndex {
+        let byte = byte & !HEAD;
         debug_assert!(usize::from(byte) < HANDLERS);
         // SAFETY: the caller's contract; OpIndex is repr(u8) with dense values.
         unsafe { std::mem::transmute::<u8, OpIndex>(byte) }

@@ -209,9 +209,7 @@ impl Machine {
         if dispatch == Dispatch::Threaded {
             for p in &mut self.programs {
                 for inst in &mut p.insts {
-                    // SAFETY: `op` was written by Program::decode from an OpIndex.
-                    let index = unsafe { super::handler::OpIndex::from_byte(inst.op) };
-                    inst.handler = super::threaded::Threaded::<O>::of(index);
+                    inst.handler = super::threaded::Threaded::<O>::of(inst.op);
                 }
             }
         }

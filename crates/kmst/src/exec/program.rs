@@ -5,13 +5,16 @@
 //! jump lands inside the program, and the program counter can only fall off the
 //! end onto one extra instruction, the `End` sentinel at index `op_count`,
 //! whose handler raises reason 3 at `op_count` (S17). Jump targets are stored
-//! as offsets relative to the jump itself so a taken jump is one add.
+//! as distances in bytes from the jump itself so a taken jump is one add. The
+//! decoder also cuts the program into blocks and marks their heads with
+//! their lengths (handler.rs "Blocks"), then fuses pairs inside blocks.
 
 use crate::check::CheckedUpload;
-use crate::format::{ARGS, MAX_PATCHES, NO_REGISTER, REGISTERS};
+use crate::format::{ARGS, MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS};
 use crate::ops::ImmKind;
 
-use super::handler::{Handler, Inst, OpIndex};
+use super::chain::straight;
+use super::handler::{HEAD, Handler, Inst, MAX_BLOCK, OpIndex, len_in_imm};
 
 /// One pre-decoded template (80 bytes in the upload).
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,8 +56,8 @@ impl Program {
     /// template index inside its table, and every patch in range. The facts
     /// the hot path's `unsafe` code relies on are asserted once more here (a
     /// panic, never undefined behaviour, should the checker ever be wrong).
-    /// `handler_of` gives the threaded handler of each dense index.
-    pub fn decode(upload: &CheckedUpload<'_>, handler_of: &dyn Fn(OpIndex) -> Handler) -> Program {
+    /// `handler_of` gives the threaded handler of each `op` byte.
+    pub fn decode(upload: &CheckedUpload<'_>, handler_of: &dyn Fn(u8) -> Handler) -> Program {
         let header = upload.header();
         let op_count = upload.op_count() as usize;
         let head = Head {
@@ -64,6 +67,7 @@ impl Program {
             req: header.req,
             seed: header.seed,
         };
+        assert!(op_count <= MAX_OPS, "the check passed the header");
         let mut insts = Vec::with_capacity(op_count + 1);
         for pc in 0..upload.op_count() {
             let (opcode, op) = upload.op(pc);
@@ -77,7 +81,10 @@ impl Program {
             let imm = match opcode.imm_kind() {
                 ImmKind::Target => {
                     assert!(op.imm < upload.op_count(), "the check passed a jump");
-                    (op.imm as i32).wrapping_sub(pc as i32) as u32
+                    // In bytes, so that a taken jump is one add; at most
+                    // 16 * MAX_OPS (the check's reason 1), far inside an i32.
+                    let distance = i64::from(op.imm) - i64::from(pc);
+                    (distance * size_of::<Inst>() as i64) as i32 as u32
                 }
                 ImmKind::Template => {
                     assert!(
@@ -88,41 +95,83 @@ impl Program {
                 }
                 ImmKind::Value | ImmKind::None => op.imm,
             };
-            let index = OpIndex::of(opcode);
             insts.push(Inst {
-                handler: handler_of(index),
-                op: index as u8,
+                handler: handler_of(0),
+                op: OpIndex::of(opcode) as u8,
                 a: fields[0],
                 b: fields[1],
                 c: fields[2],
                 imm,
             });
         }
-        // Superinstructions (handler::for_each_fused): the first of a fused
-        // pair gets the fused index; the second stays as it is, so a jump
-        // into it runs it alone. From the end backwards, so that a loop's
-        // closing pair (ADDI+JLT) wins over a pair that would overlap it.
-        for pc in (1..op_count).rev() {
-            // SAFETY: every `op` above was written from an OpIndex.
-            let (first, second) = unsafe {
-                (
-                    OpIndex::from_byte(insts[pc - 1].op),
-                    OpIndex::from_byte(insts[pc].op),
-                )
-            };
-            if let Some(fused) = OpIndex::fuse(first, second) {
-                insts[pc - 1].op = fused as u8;
-                insts[pc - 1].handler = handler_of(fused);
-            }
-        }
         insts.push(Inst {
-            handler: handler_of(OpIndex::End),
+            handler: handler_of(0),
             op: OpIndex::End as u8,
             a: 0,
             b: 0,
             c: 0,
             imm: 0,
         });
+        // SAFETY: every `op` above was written from an OpIndex.
+        let index = |inst: &Inst| unsafe { OpIndex::from_byte(inst.op) };
+        // The heads of the blocks (handler.rs "Blocks"): pc 0, `End`, every
+        // jump target, every micro-op after one that is not straight (a jump
+        // or one that can stop the turn), and every MAX_BLOCK-th micro-op of
+        // a longer run.
+        let mut heads = vec![false; op_count + 1];
+        heads[0] = true;
+        heads[op_count] = true;
+        for pc in 0..op_count {
+            let (opcode, op) = upload.op(pc as u32);
+            if opcode.imm_kind() == ImmKind::Target {
+                heads[op.imm as usize] = true;
+            }
+            if !straight(index(&insts[pc])) {
+                heads[pc + 1] = true;
+            }
+        }
+        let mut run = 0;
+        for h in heads.iter_mut() {
+            if *h || run == MAX_BLOCK {
+                *h = true;
+                run = 0;
+            }
+            run += 1;
+        }
+        // Superinstructions (handler::for_each_fused): the first of a fused
+        // pair gets the fused index; the second stays as it is, so a jump
+        // into it runs it alone. Only inside a block (the second is no
+        // head: a head must run its own handler to charge its block). From
+        // the end backwards, so that a loop's closing pair (ADDI+JLT) wins
+        // over a pair that would overlap it.
+        for pc in (1..op_count).rev() {
+            if heads[pc] {
+                continue;
+            }
+            if let Some(fused) = OpIndex::fuse(index(&insts[pc - 1]), index(&insts[pc])) {
+                insts[pc - 1].op = fused as u8;
+            }
+        }
+        // Each head gets the HEAD bit and its block's length, in the field
+        // its (first) micro-op leaves free.
+        let mut end = op_count + 1;
+        for pc in (0..=op_count).rev() {
+            if !heads[pc] {
+                continue;
+            }
+            let len = (end - pc) as u32;
+            end = pc;
+            let inst = &mut insts[pc];
+            if len_in_imm(index(inst).first_opcode()) {
+                inst.imm = len;
+            } else {
+                inst.c = len as u8;
+            }
+            inst.op |= HEAD;
+        }
+        for inst in &mut insts {
+            inst.handler = handler_of(inst.op);
+        }
         let templates = (0..upload.command_count())
             .map(|j| {
                 let t = upload.template(j);
@@ -157,5 +206,118 @@ impl Program {
             insts,
             templates,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{Header, MicroOp, Upload};
+    use crate::ops::Opcode::{self, *};
+
+    fn op(code: Opcode, a: u8, b: u8, c: u8, imm: u32) -> MicroOp {
+        MicroOp {
+            op: code as u8,
+            a,
+            b,
+            c,
+            imm,
+        }
+    }
+
+    fn decode(ops: Vec<MicroOp>) -> Program {
+        let upload = Upload {
+            header: Header {
+                max_steps: 100,
+                deadline_us: 0,
+                req: 1,
+                seed: 1,
+            },
+            ops,
+            templates: vec![],
+        };
+        let data = upload.encode();
+        let checked = CheckedUpload::new(&data, data.len() as u64).expect("a valid upload");
+        Program::decode(&checked, &|_| {
+            crate::exec::tail::Tail::<crate::exec::NoObserver>::TABLE[0]
+        })
+    }
+
+    /// (op byte, a, b, c, imm) of each decoded instruction.
+    fn fields(p: &Program) -> Vec<(u8, u8, u8, u8, u32)> {
+        p.insts
+            .iter()
+            .map(|i| (i.op, i.a, i.b, i.c, i.imm))
+            .collect()
+    }
+
+    #[test]
+    fn heads_carry_their_blocks_lengths_and_pairs_fuse_inside_blocks() {
+        // pc 0 SET r1, 5   head (pc 0); a block of 1: the jump target pc 1
+        //                  starts the next. SET has an imm: the length in c.
+        // pc 1 ADD r2, r2, r1  head (JNZ's target), block pc 1..=3: 3
+        //                  micro-ops; ADD has no imm: the length in imm.
+        //                  Not fused with pc 2, which is already the first
+        //                  of ADDI+JNZ (fusing runs from the end).
+        // pc 2 ADDI r1, r1, -1 fused with pc 3 into AddiJnz.
+        // pc 3 JNZ r1, 1   imm = (1 - 3) * 16 bytes = -32; ends its block.
+        // pc 4 MOD r3, r2, r1  head (after a jump); can stop the turn
+        //                  (reason 7), so a block of 1, length in imm.
+        // pc 5 ADD r4, r4, r4  head (after MOD), block pc 5..=6: 2.
+        // pc 6 HALT r4     ends the block; no head.
+        // pc 7 End         head, block of 1, length in imm.
+        let p = decode(vec![
+            op(Set, 1, 0, 0, 5),
+            op(Add, 2, 2, 1, 0),
+            op(Addi, 1, 1, 0, u32::MAX),
+            op(Jnz, 1, 0, 0, 1),
+            op(Mod, 3, 2, 1, 0),
+            op(Add, 4, 4, 4, 0),
+            op(Halt, 4, 0, 0, 0),
+        ]);
+        let h = |i: OpIndex| i as u8 | HEAD;
+        assert_eq!(
+            fields(&p),
+            vec![
+                (h(OpIndex::Set), 1, 0, 1, 5),
+                (h(OpIndex::Add), 2, 2, 1, 3),
+                (OpIndex::AddiJnz as u8, 1, 1, 0, u32::MAX),
+                (OpIndex::Jnz as u8, 1, 0, 0, (-32i32) as u32),
+                (h(OpIndex::Mod), 3, 2, 1, 1),
+                (h(OpIndex::Add), 4, 4, 4, 2),
+                (OpIndex::Halt as u8, 4, 0, 0, 0),
+                (h(OpIndex::End), 0, 0, 0, 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_jump_into_a_pair_keeps_it_apart_and_long_runs_are_cut() {
+        // pc 0 ADD, pc 1 ADDI would fuse (AddAddi), but JMP (pc 2) targets
+        // pc 1, a head: pc 0 is a block of 1, pc 1..=2 a block of 2.
+        let p = decode(vec![
+            op(Add, 1, 1, 1, 0),
+            op(Addi, 1, 1, 0, 1),
+            op(Jmp, 0, 0, 0, 1),
+        ]);
+        assert_eq!(p.insts[0].op, OpIndex::Add as u8 | HEAD);
+        assert_eq!(p.insts[0].imm, 1);
+        assert_eq!(p.insts[1].op, OpIndex::Addi as u8 | HEAD);
+        assert_eq!(p.insts[1].c, 2);
+
+        // 600 ADDIs then HALT: blocks of at most 255 micro-ops, the length
+        // kept in c: pc 0 (255), pc 255 (255), pc 510 (90 ADDIs + HALT = 91).
+        let mut ops = vec![op(Addi, 1, 1, 0, 1); 600];
+        ops.push(op(Halt, 1, 0, 0, 0));
+        let p = decode(ops);
+        let heads: Vec<(usize, u8)> = p
+            .insts
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.op & HEAD != 0)
+            .map(|(pc, i)| (pc, i.c))
+            .collect();
+        assert_eq!(heads, vec![(0, 255), (255, 255), (510, 91), (601, 0)]);
+        assert_eq!(p.insts[601].imm, 1, "End keeps its length in imm");
     }
 }

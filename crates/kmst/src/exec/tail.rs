@@ -1,26 +1,27 @@
 //! The tail-call table variant (the default): a static table of handler
-//! pointers indexed by the dense op index; each handler does its micro-op and
-//! ends with `become TABLE[next.op](...)`, so the program runs as a chain of
-//! jumps with the four arguments pinned in registers.
+//! pointers indexed by the instruction's `op` byte; each handler does its
+//! micro-op and ends with `become TABLE[next.op](...)`, so the program runs
+//! as a chain of jumps with the four arguments pinned in registers (the
+//! counted handlers use [`Checked`](super::chain::Checked)'s table instead).
 
 use std::marker::PhantomData;
 
-use super::chain::{NextHandler, table};
-use super::handler::{HANDLERS, Handler, Inst};
+use super::chain::{NextHandler, tables};
+use super::handler::{Handler, Inst, TABLE_LEN};
 use super::observer::Observer;
 
 /// The handler table for observer `O`.
 pub(crate) struct Tail<O>(PhantomData<O>);
 
 impl<O: Observer> Tail<O> {
-    /// One handler per dense index.
-    pub(crate) const TABLE: [Handler; HANDLERS] = table::<O, Tail<O>>();
+    /// The charged and head handlers, by `op` byte.
+    pub(crate) const TABLE: [Handler; TABLE_LEN] = tables::<O, Tail<O>>().1;
 }
 
 impl<P: Observer> NextHandler for Tail<P> {
     #[inline(always)]
     unsafe fn of<O: Observer>(next: *const Inst) -> Handler {
-        // SAFETY: the handler contract: `op` is a dense index below HANDLERS.
+        // SAFETY: the handler contract: the `op` byte is below TABLE_LEN.
         unsafe { *Tail::<O>::TABLE.get_unchecked(usize::from((*next).op)) }
     }
 }

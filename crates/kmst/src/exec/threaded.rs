@@ -4,20 +4,21 @@
 
 use std::marker::PhantomData;
 
-use super::chain::{NextHandler, table};
-use super::handler::{HANDLERS, Handler, Inst, OpIndex};
+use super::chain::{NextHandler, tables};
+use super::handler::{Handler, Inst, TABLE_LEN};
 use super::observer::Observer;
 
 /// The threaded handlers for observer `O`.
 pub(crate) struct Threaded<O>(PhantomData<O>);
 
 impl<O: Observer> Threaded<O> {
-    /// The handler each decoded instruction stores, by dense index.
-    pub(crate) const TABLE: [Handler; HANDLERS] = table::<O, Threaded<O>>();
+    /// The handler each decoded instruction stores (its charged or head
+    /// handler), by `op` byte.
+    pub(crate) const TABLE: [Handler; TABLE_LEN] = tables::<O, Threaded<O>>().1;
 
-    /// The handler a decoded instruction with this index stores.
-    pub(crate) fn of(index: OpIndex) -> Handler {
-        Self::TABLE[index as usize]
+    /// The handler a decoded instruction with this `op` byte stores.
+    pub(crate) fn of(op: u8) -> Handler {
+        Self::TABLE[usize::from(op)]
     }
 }
 

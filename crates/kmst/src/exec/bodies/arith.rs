@@ -11,6 +11,7 @@ macro_rules! three_reg {
     ($($name:ident: $f:expr;)*) => {$(
         pub(crate) struct $name;
         impl OpBody for $name {
+            const STRAIGHT: bool = true;
             #[inline(always)]
             unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>) -> Flow {
                 // SAFETY: OpBody's contract: `ip` is a decoded instruction, its
@@ -38,6 +39,7 @@ macro_rules! reg_imm {
     ($($name:ident: $f:expr;)*) => {$(
         pub(crate) struct $name;
         impl OpBody for $name {
+            const STRAIGHT: bool = true;
             #[inline(always)]
             unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>) -> Flow {
                 // SAFETY: as for the three-register micro-ops.
@@ -81,6 +83,7 @@ impl OpBody for Mod {
 /// `RAND a`: xorshift on r15 (13, 17, 5), then a = r15.
 pub(crate) struct Rand;
 impl OpBody for Rand {
+    const STRAIGHT: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>) -> Flow {
         // SAFETY: as for the three-register micro-ops; 15 is a register.

@@ -8,12 +8,13 @@ use crate::reference::Reason;
 /// The jump target of a decoded jump.
 ///
 /// # Safety
-/// `ip` is a decoded jump: its imm is the target minus its pc, and the target
-/// is below op_count (the check's reason 3, re-tested by Program::decode).
+/// `ip` is a decoded jump: its imm is the distance in bytes from it to the
+/// target, and the target is below op_count (the check's reason 3,
+/// re-tested by Program::decode).
 #[inline(always)]
 unsafe fn target(ip: *const Inst) -> *const Inst {
     // SAFETY: the caller's contract keeps the result inside the program.
-    unsafe { ip.offset((*ip).imm as i32 as isize) }
+    unsafe { ip.byte_offset((*ip).imm as i32 as isize) }
 }
 
 macro_rules! cond_jump {

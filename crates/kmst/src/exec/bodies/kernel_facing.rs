@@ -87,6 +87,7 @@ impl OpBody for Enqueue {
 /// `RESULT a`: a = the stream's latest result.
 pub(crate) struct ReadResult;
 impl OpBody for ReadResult {
+    const STRAIGHT: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         // SAFETY: OpBody's contract.

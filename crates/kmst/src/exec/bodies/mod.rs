@@ -72,6 +72,11 @@ impl<O: Observer> Ctx<O> {
 
 /// One micro-op's behaviour.
 pub(crate) trait OpBody {
+    /// True when the micro-op never stops the turn and always goes on to the
+    /// next instruction (never `Err`, always `ip + 1`): it can sit inside a
+    /// block (handler.rs "Blocks") rather than end one.
+    const STRAIGHT: bool = false;
+
     /// Does the micro-op at `ip`.
     ///
     /// # Safety
@@ -134,6 +139,38 @@ pub(crate) unsafe fn observe<O: Observer>(ctx: *mut (), ip: *const Inst) {
         // SAFETY: `obs` is the turn's live observer, borrowed by nothing else
         // while a handler runs.
         unsafe { (*c.obs).on_op(pc) };
+    }
+}
+
+/// Runs the superinstruction `A` then `B` at `ip` inside a block whose fuel
+/// was charged at its head (handler.rs "Blocks"): `fuel` is what is left
+/// after the charge. `Err` after recording the exit point of the micro-op
+/// that stopped, with its unit of fuel given back (it ends its block).
+///
+/// # Safety
+/// As [`run_pair`].
+#[inline(always)]
+pub(crate) unsafe fn run_pair_charged<A: OpBody, B: OpBody, O: Observer>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+) -> Result<*const Inst, Exit> {
+    // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
+    unsafe {
+        let mid = match A::run::<O>(ip, regs, &mut *(ctx as *mut Ctx<O>)) {
+            Ok(mid) => mid,
+            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel + 2, why)),
+        };
+        debug_assert!(mid == ip.add(1));
+        observe::<O>(ctx, ip);
+        match B::run::<O>(mid, regs, &mut *(ctx as *mut Ctx<O>)) {
+            Ok(next) => {
+                observe::<O>(ctx, mid);
+                Ok(next)
+            }
+            Err(why) => Err(exit_at::<O>(ctx, mid, fuel + 1, why)),
+        }
     }
 }
 

@@ -1,0 +1,166 @@
+//! Fuel charged once per block (docs/dispatch.md "Blocks"): turns and step
+//! limits that end inside a straight-line run, fused pairs inside blocks,
+//! jumps into a block's middle and blocks cut at 255 micro-ops must end
+//! after exactly the micro-op S17 says, on every variant.
+
+use kmst::exec::{Dispatch, Observer, simulate, simulate_observed};
+use kmst::format::MicroOp;
+use kmst::ops::Opcode::*;
+use kmst::reference::{Params, Reason, Status};
+use kmst_harness::answers::run_difference;
+use kmst_harness::fuzzing::{op, upload};
+
+fn agree(ops: &[MicroOp], max_steps: u32, params: &Params, what: &str) {
+    let data = upload(max_steps, 0, 1, 0, ops.to_vec(), vec![]).encode();
+    let want = kmst::reference::simulate(&data, params);
+    for &d in Dispatch::ALL {
+        let got = simulate(&data, params, d);
+        assert!(
+            got == want,
+            "{what}, {d}, max_steps {max_steps}, budget {}: {:?}",
+            params.turn_budget,
+            run_difference(&want, &got)
+        );
+    }
+}
+
+/// A straight run of every straight micro-op, with the fused pairs
+/// ADD+ADDI and RAND+MOD in it, then `end`.
+fn straight_run(end: MicroOp) -> Vec<MicroOp> {
+    vec![
+        op(Set, 1, 0, 0, 7),
+        op(Mov, 2, 1, 0, 0),
+        op(Add, 3, 1, 2, 0),
+        op(Addi, 3, 3, 0, 5),
+        op(Sub, 4, 3, 1, 0),
+        op(Mul, 5, 4, 4, 0),
+        op(And, 6, 5, 3, 0),
+        op(Shr, 7, 5, 0, 2),
+        op(ReadResult, 8, 0, 0, 0),
+        op(Rand, 9, 0, 0, 0),
+        op(Mod, 10, 9, 1, 0),
+        op(Add, 11, 10, 9, 0),
+        op(Addi, 11, 11, 0, 3),
+        op(Rand, 12, 0, 0, 0),
+        op(Mod, 13, 12, 1, 0),
+        end,
+    ]
+}
+
+#[test]
+fn every_step_limit_and_budget_inside_a_straight_run() {
+    for end in [op(Halt, 11, 0, 0, 0), op(Mod, 1, 1, 8, 0)] {
+        let ops = straight_run(end);
+        for budget in [1, 2, 3, 4, 15, 16, 17, 63, 64] {
+            let params = Params {
+                turn_budget: budget,
+                ..Params::default()
+            };
+            for max_steps in 1..=ops.len() as u32 + 2 {
+                agree(&ops, max_steps, &params, "straight run");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_loop_of_straight_blocks_cut_by_turns_everywhere() {
+    // SET r1, 40; top: 13 straight micro-ops; ADDI r1, r1, -1; JNZ r1, top;
+    // HALT r11: the loop's block is 15 micro-ops, so turns of 1..=64 cut it
+    // at every position.
+    let mut ops = vec![op(Set, 1, 0, 0, 40)];
+    ops.extend(straight_run(op(Add, 14, 14, 11, 0)).into_iter().skip(1));
+    ops.push(op(Addi, 1, 1, 0, u32::MAX));
+    ops.push(op(Jnz, 1, 0, 0, 1));
+    ops.push(op(Halt, 11, 0, 0, 0));
+    for budget in 1..=64 {
+        let params = Params {
+            turn_budget: budget,
+            ..Params::default()
+        };
+        for max_steps in [100, 101, 102, 103, 1_000] {
+            agree(&ops, max_steps, &params, "loop");
+        }
+    }
+}
+
+#[test]
+fn jumps_into_a_block_and_long_blocks() {
+    // JMP over the first of ADD+ADDI into the ADDI: the pair must not fuse.
+    let ops = vec![
+        op(Set, 1, 0, 0, 3),
+        op(Jmp, 0, 0, 0, 3),
+        op(Add, 2, 2, 1, 0),
+        op(Addi, 2, 2, 0, 1),
+        op(Addi, 1, 1, 0, u32::MAX),
+        op(Jnz, 1, 0, 0, 2),
+        op(Halt, 2, 0, 0, 0),
+    ];
+    for budget in [1, 2, 3, 64] {
+        let params = Params {
+            turn_budget: budget,
+            ..Params::default()
+        };
+        for max_steps in 1..=20 {
+            agree(&ops, max_steps, &params, "jump into a pair");
+        }
+    }
+    // 600 ADDIs and HALT: blocks of 255, 255 and 91 micro-ops.
+    let mut ops = vec![op(Addi, 1, 1, 0, 1); 600];
+    ops.push(op(Halt, 1, 0, 0, 0));
+    for budget in [1, 63, 64, 254, 255, 256, 1_000] {
+        let params = Params {
+            turn_budget: budget,
+            ..Params::default()
+        };
+        for max_steps in [1, 254, 255, 256, 509, 510, 511, 600, 601, 602] {
+            agree(&ops, max_steps, &params, "long block");
+        }
+    }
+}
+
+#[test]
+fn a_step_limit_inside_a_long_block_worked_out_by_hand() {
+    // 300 x ADDI r1, r1, 1, HALT r1: with the steps enough, r1 = 300 and
+    // the stream ends with status 300 (S17: HALT counts a step: 301).
+    let mut ops = vec![op(Addi, 1, 1, 0, 1); 300];
+    ops.push(op(Halt, 1, 0, 0, 0));
+    let data = upload(301, 0, 1, 0, ops.clone(), vec![]).encode();
+    for &d in Dispatch::ALL {
+        let r = simulate(&data, &Params::default(), d);
+        assert_eq!((r.status, r.halt), (Status::Ended, Some(300)), "{d}");
+    }
+    // max_steps 200: the 200 steps run out before the micro-op at pc 200
+    // (inside the first block of 255): reason 6 at pc 200 (S17).
+    let data = upload(200, 0, 1, 0, ops, vec![]).encode();
+    for &d in Dispatch::ALL {
+        let r = simulate(&data, &Params::default(), d);
+        assert_eq!(r.status, Status::Error, "{d}");
+        let e = r.error.expect("an error");
+        assert_eq!((e.reason, e.pc), (Reason::StepLimit, 200), "{d}");
+    }
+}
+
+#[derive(Default)]
+struct Pcs(Vec<u32>);
+
+impl Observer for Pcs {
+    const ENABLED: bool = true;
+    fn on_op(&mut self, pc: u32) {
+        self.0.push(pc);
+    }
+}
+
+#[test]
+fn an_observer_sees_every_micro_op_of_a_charged_block() {
+    // The straight run ending in HALT: pcs 0..=14 complete, then HALT (15)
+    // ends the stream and counts as a completed micro-op too.
+    let ops = straight_run(op(Halt, 11, 0, 0, 0));
+    let data = upload(100, 0, 1, 0, ops, vec![]).encode();
+    for &d in Dispatch::ALL {
+        let mut pcs = Pcs::default();
+        let r = simulate_observed(&data, &Params::default(), d, &mut pcs);
+        assert_eq!(r.status, Status::Ended, "{d}");
+        assert_eq!(pcs.0, (0..=15).collect::<Vec<u32>>(), "{d}");
+    }
+}
