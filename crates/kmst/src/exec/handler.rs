@@ -56,7 +56,9 @@ pub(crate) struct Inst {
 
 /// The bit of an instruction's `op` byte that marks the head of a block
 /// (module doc); the rest of the byte is the [`OpIndex`].
-pub(crate) const HEAD: u8 = 0x80;
+pub(crate) const HEAD: u8 = 0x20;
+
+const _: () = assert!(HANDLERS <= HEAD as usize, "the HEAD bit is above every index");
 
 /// The length of a handler table indexed by `op` bytes: every [`OpIndex`],
 /// then (from [`HEAD`] on) every index as a head. The entries between are
