@@ -58,7 +58,10 @@ pub(crate) struct Inst {
 /// (module doc); the rest of the byte is the [`OpIndex`].
 pub(crate) const HEAD: u8 = 0x20;
 
-const _: () = assert!(HANDLERS <= HEAD as usize, "the HEAD bit is above every index");
+const _: () = assert!(
+    HANDLERS <= HEAD as usize,
+    "the HEAD bit is above every index"
+);
 
 /// The length of a handler table indexed by `op` bytes: every [`OpIndex`],
 /// then (from [`HEAD`] on) every index as a head. The entries between are

@@ -88,7 +88,7 @@ impl Host {
                     let data = scenario.region_bytes(at, len);
                     CheckedUpload::new(&data, region_size).map(|c| {
                         programs.push(Program::decode(&c, &|i| {
-                            super::tail::Tail::<NoObserver>::TABLE[i as usize]
+                            super::tail::Tail::<NoObserver>::TABLE_REF[usize::from(i)]
                         }));
                         (programs.len() - 1) as u16
                     })

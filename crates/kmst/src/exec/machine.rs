@@ -105,7 +105,7 @@ impl Machine {
     pub fn new(upload: &[u8], params: &Params) -> Machine {
         let decoded = CheckedUpload::new(upload, params.region_size).map(|checked| {
             Program::decode(&checked, &|i| {
-                super::tail::Tail::<NoObserver>::TABLE[i as usize]
+                super::tail::Tail::<NoObserver>::TABLE_REF[usize::from(i)]
             })
         });
         let mut m = Machine::blank(params, SmallVec::new(), Host::none(), 1);

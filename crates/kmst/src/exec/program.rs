@@ -68,6 +68,8 @@ impl Program {
             seed: header.seed,
         };
         assert!(op_count <= MAX_OPS, "the check passed the header");
+        // Every instruction's handler is set at the end.
+        let placeholder = handler_of(OpIndex::End as u8 | HEAD);
         let mut insts = Vec::with_capacity(op_count + 1);
         for pc in 0..upload.op_count() {
             let (opcode, op) = upload.op(pc);
@@ -96,7 +98,7 @@ impl Program {
                 ImmKind::Value | ImmKind::None => op.imm,
             };
             insts.push(Inst {
-                handler: handler_of(0),
+                handler: placeholder,
                 op: OpIndex::of(opcode) as u8,
                 a: fields[0],
                 b: fields[1],
@@ -105,35 +107,39 @@ impl Program {
             });
         }
         insts.push(Inst {
-            handler: handler_of(0),
+            handler: placeholder,
             op: OpIndex::End as u8,
             a: 0,
             b: 0,
             c: 0,
             imm: 0,
         });
-        // SAFETY: every `op` above was written from an OpIndex.
+        // SAFETY: every `op` above was written from an OpIndex (with or
+        // without the HEAD bit).
         let index = |inst: &Inst| unsafe { OpIndex::from_byte(inst.op) };
-        // The heads of the blocks (handler.rs "Blocks"): pc 0, `End`, every
-        // jump target, every micro-op after one that is not straight (a jump
-        // or one that can stop the turn), and every MAX_BLOCK-th micro-op of
-        // a longer run.
-        let mut heads = vec![false; op_count + 1];
-        heads[0] = true;
-        heads[op_count] = true;
+        // The heads of the blocks (handler.rs "Blocks"), marked with the HEAD
+        // bit: pc 0, `End`, every jump target, every micro-op after one that
+        // is not straight (a jump or one that can stop the turn), and every
+        // MAX_BLOCK-th micro-op of a longer run.
+        insts[0].op |= HEAD;
+        insts[op_count].op |= HEAD;
         for pc in 0..op_count {
-            let (opcode, op) = upload.op(pc as u32);
-            if opcode.imm_kind() == ImmKind::Target {
-                heads[op.imm as usize] = true;
+            let i = index(&insts[pc]);
+            if matches!(
+                i.first_opcode().map(|o| o.imm_kind()),
+                Some(ImmKind::Target)
+            ) {
+                let target = pc as i64 + i64::from(insts[pc].imm as i32) / size_of::<Inst>() as i64;
+                insts[target as usize].op |= HEAD;
             }
-            if !straight(index(&insts[pc])) {
-                heads[pc + 1] = true;
+            if !straight(i) {
+                insts[pc + 1].op |= HEAD;
             }
         }
         let mut run = 0;
-        for h in heads.iter_mut() {
-            if *h || run == MAX_BLOCK {
-                *h = true;
+        for inst in &mut insts {
+            if inst.op & HEAD != 0 || run == MAX_BLOCK {
+                inst.op |= HEAD;
                 run = 0;
             }
             run += 1;
@@ -145,31 +151,27 @@ impl Program {
         // the end backwards, so that a loop's closing pair (ADDI+JLT) wins
         // over a pair that would overlap it.
         for pc in (1..op_count).rev() {
-            if heads[pc] {
+            if insts[pc].op & HEAD != 0 {
                 continue;
             }
             if let Some(fused) = OpIndex::fuse(index(&insts[pc - 1]), index(&insts[pc])) {
-                insts[pc - 1].op = fused as u8;
+                insts[pc - 1].op = fused as u8 | (insts[pc - 1].op & HEAD);
             }
         }
-        // Each head gets the HEAD bit and its block's length, in the field
-        // its (first) micro-op leaves free.
+        // Each head gets its block's length, in the field its (first)
+        // micro-op leaves free; every instruction its threaded handler.
         let mut end = op_count + 1;
         for pc in (0..=op_count).rev() {
-            if !heads[pc] {
-                continue;
-            }
-            let len = (end - pc) as u32;
-            end = pc;
             let inst = &mut insts[pc];
-            if len_in_imm(index(inst).first_opcode()) {
-                inst.imm = len;
-            } else {
-                inst.c = len as u8;
+            if inst.op & HEAD != 0 {
+                let len = (end - pc) as u32;
+                end = pc;
+                if len_in_imm(index(inst).first_opcode()) {
+                    inst.imm = len;
+                } else {
+                    inst.c = len as u8;
+                }
             }
-            inst.op |= HEAD;
-        }
-        for inst in &mut insts {
             inst.handler = handler_of(inst.op);
         }
         let templates = (0..upload.command_count())

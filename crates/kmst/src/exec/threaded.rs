@@ -18,7 +18,9 @@ impl<O: Observer> Threaded<O> {
 
     /// The handler a decoded instruction with this `op` byte stores.
     pub(crate) fn of(op: u8) -> Handler {
-        Self::TABLE[usize::from(op)]
+        // Through a reference: indexing the const itself would copy it.
+        let table: &'static [Handler; TABLE_LEN] = const { &Self::TABLE };
+        table[usize::from(op)]
     }
 }
 
