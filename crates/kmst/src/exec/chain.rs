@@ -187,21 +187,46 @@ handler_fn! {
         // handlers when the fuel covers the block, else counted ones.
         unsafe {
             let len = if IMM { (*ip).imm } else { u32::from((*ip).c) };
-            if fuel >= len {
-                let fuel = fuel - len;
-                match U::charged::<O>(ip, regs, ctx, fuel) {
-                    Ok(next) => tail_call!(N::of::<O>(next), next, regs, ctx, fuel),
+            let (left, short) = fuel.overflowing_sub(len);
+            if !short {
+                match U::charged::<O>(ip, regs, ctx, left) {
+                    Ok(next) => tail_call!(N::of::<O>(next), next, regs, ctx, left),
                     Err(why) => why,
                 }
-            } else if fuel == 0 {
-                // The previous block used the last unit exactly.
-                exit_at::<O>(ctx, ip, 0, Exit::Fuel)
             } else {
-                // The turn ends inside this block: count micro-op by micro-op.
-                tail_call!(counted::<U, O, N>, ip, regs, ctx, fuel)
+                // The turn ends inside this block. The fuel is worked out
+                // again from `left` behind an empty asm block, so that the
+                // optimiser keeps no copy of it for this cold path and the
+                // path above is one `sub` and a branch.
+                let fuel = opaque(left).wrapping_add(len);
+                if fuel == 0 {
+                    // The previous block used the last unit exactly.
+                    exit_at::<O>(ctx, ip, 0, Exit::Fuel)
+                } else {
+                    // Count micro-op by micro-op.
+                    tail_call!(counted::<U, O, N>, ip, regs, ctx, fuel)
+                }
             }
         }
     }
+}
+
+/// `x`, through an empty asm block the optimiser cannot see into, so that
+/// it cannot tell that `opaque(fuel - len) + len` is `fuel` and keep a copy
+/// of `fuel` alive for a cold path (the head handler).
+#[inline(always)]
+fn opaque(x: u32) -> u32 {
+    let mut x = x;
+    // SAFETY: the asm block is a comment: it reads and writes nothing.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        core::arch::asm!("/* {0:e} */", inout(reg) x, options(pure, nomem, nostack, preserves_flags));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        x = std::hint::black_box(x);
+    }
+    x
 }
 
 /// The counted (and head) handlers of variant `N` for observer `O`.
