@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "switch")]
 use kmst::exec::Dispatch;
 
 use crate::answers::Implementation;

@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 
 use super::bodies::{self, OpBody, exit_at, observe, run_pair, run_pair_charged};
 use super::handler::{
-    Exit, HANDLERS, HEAD, Handler, Inst, OpIndex, TABLE_LEN, for_each_fused, handler_fn,
+    Exit, Free, HANDLERS, HEAD, Handler, Inst, OpIndex, TABLE_LEN, for_each_fused, handler_fn,
     len_in_imm, tail_call,
 };
 use super::observer::Observer;
@@ -139,7 +139,7 @@ handler_fn! {
     ///
     /// # Safety
     /// The handler contract (handler.rs).
-    fn counted<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+    fn counted<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, _: Free, _: Free, ctx: *mut (), fuel: u32) -> Exit {
         // SAFETY: the handler contract; every `next` a unit returns
         // satisfies it again (OpBody's contract), with at least one unit of
         // fuel left.
@@ -163,7 +163,7 @@ handler_fn! {
     /// # Safety
     /// The handler contract (handler.rs), except that `fuel` may be 0 (the
     /// block's fuel was charged at its head).
-    fn charged<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+    fn charged<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, _: Free, _: Free, ctx: *mut (), fuel: u32) -> Exit {
         // SAFETY: the handler contract; the next instruction is in the same
         // block (charged) or the next block's head, which tests the fuel.
         unsafe {
@@ -182,7 +182,7 @@ handler_fn! {
     /// # Safety
     /// The handler contract (handler.rs), except that `fuel` may be 0;
     /// `ip` is a head with its block's length in that field.
-    fn head<U: Unit, const IMM: bool, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+    fn head<U: Unit, const IMM: bool, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, _: Free, _: Free, ctx: *mut (), fuel: u32) -> Exit {
         // SAFETY: the handler contract; the block's other units are charged
         // handlers when the fuel covers the block, else counted ones.
         unsafe {
@@ -262,7 +262,7 @@ pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
     fuel: u32,
 ) -> Exit {
     // SAFETY: the caller's contract.
-    unsafe { (Checked::<O, N>::of(ip))(ip, regs, ctx, fuel) }
+    unsafe { (Checked::<O, N>::of(ip))(ip, regs, Free::uninit(), Free::uninit(), ctx, fuel) }
 }
 
 /// Whether each dense index's unit is straight (`OpBody::STRAIGHT`; a

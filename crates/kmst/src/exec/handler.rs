@@ -110,17 +110,26 @@ pub(crate) enum Exit {
 /// Where a body sends control: the next instruction, or back to the kernel.
 pub(crate) type Flow = Result<*const Inst, Exit>;
 
-/// Every handler's signature: instruction pointer, register file, the
-/// type-erased [`Ctx`], and the one folded fuel counter. All four travel in
-/// registers; the return value is one byte. The plain Rust calling
-/// convention is the default: `rust-preserve-none` (`--cfg
-/// kmst_preserve_none`) measured no faster (docs/dispatch.md).
+/// Every handler's signature: instruction pointer, register file, two
+/// unused slots, the type-erased [`Ctx`], and the one folded fuel counter.
+/// All travel in registers; the return value is one byte. The two [`Free`]
+/// slots take the argument registers rdx and rcx (x86-64), so that `ctx`
+/// and `fuel` sit in r8 and r9: SHR's shift count must be in `cl` and MOD's
+/// divide uses `edx:eax`, and with `ctx` or `fuel` there each would move
+/// them out and back (docs/dispatch.md "The handler signature"). The plain
+/// Rust calling convention is the default: `rust-preserve-none` (`--cfg
+/// kmst_preserve_none`) measured slower (docs/performance.md).
 #[cfg(not(kmst_preserve_none))]
-pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, *mut (), u32) -> Exit;
+pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, Free, Free, *mut (), u32) -> Exit;
+
+/// An argument slot that carries nothing: passed uninitialised, it costs no
+/// instruction and leaves its register free for a handler's body.
+pub(crate) type Free = std::mem::MaybeUninit<usize>;
+
 /// Every handler's signature, with the `rust-preserve-none` convention.
 #[cfg(kmst_preserve_none)]
 pub(crate) type Handler =
-    unsafe extern "rust-preserve-none" fn(*const Inst, *mut u32, *mut (), u32) -> Exit;
+    unsafe extern "rust-preserve-none" fn(*const Inst, *mut u32, Free, Free, *mut (), u32) -> Exit;
 
 /// Emits a handler fn item with the calling convention of [`Handler`].
 #[cfg(not(kmst_preserve_none))]
@@ -140,7 +149,14 @@ pub(crate) use handler_fn;
 /// Hands control to the next handler as a guaranteed tail call.
 macro_rules! tail_call {
     ($f:expr, $ip:expr, $regs:expr, $ctx:expr, $fuel:expr) => {
-        become ($f)($ip, $regs, $ctx, $fuel)
+        become ($f)(
+            $ip,
+            $regs,
+            $crate::exec::handler::Free::uninit(),
+            $crate::exec::handler::Free::uninit(),
+            $ctx,
+            $fuel,
+        )
     };
 }
 pub(crate) use tail_call;
