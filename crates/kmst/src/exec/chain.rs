@@ -16,7 +16,7 @@
 
 use std::marker::PhantomData;
 
-use super::bodies::{self, OpBody, exit_at, observe, run_pair, run_pair_charged};
+use super::bodies::{self, OpBody, exit_at, run_pair, run_pair_charged, step};
 use super::handler::{
     Exit, Free, HANDLERS, HEAD, Handler, Inst, OpIndex, TABLE_LEN, for_each_fused, handler_fn,
     len_in_imm, tail_call,
@@ -74,16 +74,8 @@ impl<B: OpBody> Unit for One<B> {
         ctx: *mut (),
         fuel: u32,
     ) -> Result<(*const Inst, u32), Exit> {
-        // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>`.
-        unsafe {
-            match B::run::<O>(ip, regs, &mut *(ctx as *mut bodies::Ctx<O>)) {
-                Ok(next) => {
-                    observe::<O>(ctx, ip);
-                    Ok((next, fuel - 1))
-                }
-                Err(why) => Err(exit_at::<O>(ctx, ip, fuel, why)),
-            }
-        }
+        // SAFETY: the caller's contract.
+        unsafe { step::<B, O>(ip, regs, ctx, fuel).map(|next| (next, fuel - 1)) }
     }
 
     #[inline(always)]
@@ -93,16 +85,9 @@ impl<B: OpBody> Unit for One<B> {
         ctx: *mut (),
         fuel: u32,
     ) -> Result<*const Inst, Exit> {
-        // SAFETY: as `counted`.
-        unsafe {
-            match B::run::<O>(ip, regs, &mut *(ctx as *mut bodies::Ctx<O>)) {
-                Ok(next) => {
-                    observe::<O>(ctx, ip);
-                    Ok(next)
-                }
-                Err(why) => Err(exit_at::<O>(ctx, ip, fuel + 1, why)),
-            }
-        }
+        // SAFETY: the caller's contract; a micro-op that stops ends its
+        // block, so it gives its own unit back.
+        unsafe { step::<B, O>(ip, regs, ctx, fuel + 1) }
     }
 }
 

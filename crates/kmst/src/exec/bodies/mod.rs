@@ -142,10 +142,36 @@ pub(crate) unsafe fn observe<O: Observer>(ctx: *mut (), ip: *const Inst) {
     }
 }
 
+/// Runs micro-op `B` at `ip`: `Ok(next)` once the observer heard of it;
+/// `Err` after recording the exit point, `ip` with `exit_fuel` units left.
+///
+/// # Safety
+/// `ip` is a decoded `B`; `regs` and `ctx` as a handler's (the handler
+/// contract, handler.rs).
+#[inline(always)]
+pub(crate) unsafe fn step<B: OpBody, O: Observer>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    exit_fuel: u32,
+) -> Flow {
+    // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
+    unsafe {
+        match B::run::<O>(ip, regs, &mut *(ctx as *mut Ctx<O>)) {
+            Ok(next) => {
+                observe::<O>(ctx, ip);
+                Ok(next)
+            }
+            Err(why) => Err(exit_at::<O>(ctx, ip, exit_fuel, why)),
+        }
+    }
+}
+
 /// Runs the superinstruction `A` then `B` at `ip` inside a block whose fuel
 /// was charged at its head (handler.rs "Blocks"): `fuel` is what is left
 /// after the charge. `Err` after recording the exit point of the micro-op
-/// that stopped, with its unit of fuel given back (it ends its block).
+/// that stopped, with the units of it and of what follows in the pair given
+/// back (it ends its block).
 ///
 /// # Safety
 /// As [`run_pair`].
@@ -155,22 +181,12 @@ pub(crate) unsafe fn run_pair_charged<A: OpBody, B: OpBody, O: Observer>(
     regs: *mut u32,
     ctx: *mut (),
     fuel: u32,
-) -> Result<*const Inst, Exit> {
-    // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
+) -> Flow {
+    // SAFETY: the caller's contract.
     unsafe {
-        let mid = match A::run::<O>(ip, regs, &mut *(ctx as *mut Ctx<O>)) {
-            Ok(mid) => mid,
-            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel + 2, why)),
-        };
+        let mid = step::<A, O>(ip, regs, ctx, fuel + 2)?;
         debug_assert!(mid == ip.add(1));
-        observe::<O>(ctx, ip);
-        match B::run::<O>(mid, regs, &mut *(ctx as *mut Ctx<O>)) {
-            Ok(next) => {
-                observe::<O>(ctx, mid);
-                Ok(next)
-            }
-            Err(why) => Err(exit_at::<O>(ctx, mid, fuel + 1, why)),
-        }
+        step::<B, O>(mid, regs, ctx, fuel + 1)
     }
 }
 
@@ -189,24 +205,15 @@ pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer>(
     ctx: *mut (),
     fuel: u32,
 ) -> Result<(*const Inst, u32), Exit> {
-    // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
+    // SAFETY: the caller's contract.
     unsafe {
-        let mid = match A::run::<O>(ip, regs, &mut *(ctx as *mut Ctx<O>)) {
-            Ok(mid) => mid,
-            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel, why)),
-        };
+        let mid = step::<A, O>(ip, regs, ctx, fuel)?;
         debug_assert!(mid == ip.add(1));
-        observe::<O>(ctx, ip);
         if fuel == 1 {
             // S17: the budget or the steps ran out between the two.
             return Ok((mid, 0));
         }
-        match B::run::<O>(mid, regs, &mut *(ctx as *mut Ctx<O>)) {
-            Ok(next) => {
-                observe::<O>(ctx, mid);
-                Ok((next, fuel - 2))
-            }
-            Err(why) => Err(exit_at::<O>(ctx, mid, fuel - 1, why)),
-        }
+        let next = step::<B, O>(mid, regs, ctx, fuel - 1)?;
+        Ok((next, fuel - 2))
     }
 }
