@@ -8,9 +8,10 @@
 //!   before it skips the sweep and the deadline phase entirely, and the idle
 //!   skip (machine.rs) knows the next pass where anything can happen.
 //! - The group allocator sorts the at most 16 busy groups on the stack.
-//! - The queue is a fixed slab of 64 jobs plus an order array of slab
-//!   indices (insertion order), so a job leaving from the middle moves bytes,
-//!   not jobs. Nothing here allocates after set-up.
+//! - The queue is a fixed slab of 64 jobs plus the insertion order as slab
+//!   indices and core counts, so a job leaving from the middle moves bytes,
+//!   not jobs, and the queue's turn finds the jobs that fit without a
+//!   branch. Nothing here allocates after set-up.
 
 #![forbid(unsafe_code)]
 
@@ -22,7 +23,7 @@ pub(crate) use queue::QUEUE_CAP;
 pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 
 use self::groups::{Groups, overlaps};
-use self::queue::{ENTRY_EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_count, entry_slab};
+use self::queue::{EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_slab};
 use super::handler::Exit;
 use super::observer::Observer;
 use super::program::Tmpl;
@@ -360,80 +361,136 @@ impl Kernel {
     }
 
     /// The queue's turn (S20). Sets `queue_moved` when a job was placed.
+    ///
+    /// A job fits exactly when its count is at most the widest free stretch
+    /// between the busy groups (groups.rs), so a job that cannot be placed
+    /// costs a comparison, and the allocator walks the groups only for a job
+    /// that is placed. The free cores only shrink during the turn, so after
+    /// a placement the candidates are the jobs behind it that still fit:
+    /// one branch-free comparison of the window's 16 counts finds them
+    /// (queue.rs). The placed jobs leave the order once, at the end.
+    ///
+    /// A job not placed ends the turn when it was overtaken 1,024 times
+    /// (S20). Counts never grow along the queue (queue.rs), and a job behind
+    /// the one looked at has not been overtaken in this turn yet, so unless
+    /// the head is that far no job of the window is, and none gets there
+    /// before it is looked at; otherwise the turn looks at every job in turn.
     pub fn queue_turn<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
         if window == 0 || self.busy == u16::MAX {
             return;
         }
         self.groups.rebuild(self.busy, &self.slots);
-        // The busy groups only grow during the turn, so once a job of `unfit`
-        // cores found no room, no job of as many cores or more can: those are
-        // not submitted without asking the allocator again (exact, S20).
-        let mut unfit = u32::MAX;
-        // smallest[w]: the fewest cores any job from window place w on asks
-        // for. When it is `unfit` or more and no job is starving, nothing more
-        // can be submitted or end the turn: the rest of the window is skipped.
-        let mut smallest = [u32::MAX; WINDOW + 1];
-        for w in (0..window).rev() {
-            smallest[w] = smallest[w + 1].min(entry_count(self.queue.entry(w)));
+        let mut gap = self.groups.widest_gap(self.core_count);
+        // With no free core nothing can be placed; a turn that places
+        // nothing changes nothing, however it ends.
+        if gap == 0 {
+            return;
         }
-        let mut removed = 0;
-        for (w, &least) in smallest[..window].iter().enumerate() {
-            if self.busy == u16::MAX || (least >= unfit && self.queue.starving == 0) {
+        if self.queue.overtaken(self.queue.entry(0), 0) >= STARVATION {
+            return self.queue_turn_in_order(window, gap, streams, obs);
+        }
+        // The places of the jobs that fit now: only they can be placed, and
+        // after each placement only those behind it that still fit.
+        let mut fits = self.queue.fitting(window, gap);
+        let mut placed = 0u32;
+        while fits != 0 {
+            let w = fits.trailing_zeros() as usize;
+            fits &= fits - 1;
+            let entry = self.queue.entry(w);
+            // An exclusive job only at the head: every job ahead of it placed.
+            if entry & EXCLUSIVE != 0 && placed != (1 << w) - 1 {
+                continue;
+            }
+            let count = self.queue.count(w);
+            let Some(first) = self.groups.lowest_fit(count, self.core_count) else {
+                continue;
+            };
+            self.place(entry, first, count, streams, obs);
+            placed |= 1 << w;
+            if self.busy == u16::MAX {
                 break;
             }
-            // Jobs looked at earlier either left (all before this one) or stayed.
-            let pos = w - removed;
-            let entry = self.queue.entry(pos);
-            let count = entry_count(entry);
-            // An exclusive job only at the head; a job no smaller than one
-            // that found no room finds none either.
-            let placed = if (entry & ENTRY_EXCLUSIVE != 0 && pos != 0) || count >= unfit {
-                None
-            } else {
-                let first = self.groups.lowest_fit(count, self.core_count);
-                if first.is_none() {
-                    unfit = count;
-                }
-                first
-            };
-            match placed {
+            gap = self.groups.widest_gap(self.core_count);
+            fits &= self.queue.fitting(window, gap);
+        }
+        self.queue.remove_placed(placed);
+    }
+
+    /// The queue's turn when a job of the window may block (S20): every job
+    /// looked at in order, until one that blocks.
+    fn queue_turn_in_order<O: Observer>(
+        &mut self,
+        window: usize,
+        mut gap: u64,
+        streams: &mut [Stream],
+        obs: &mut O,
+    ) {
+        let mut placed = 0u32;
+        for w in 0..window {
+            if self.busy == u16::MAX {
+                break;
+            }
+            let entry = self.queue.entry(w);
+            let count = self.queue.count(w);
+            let first =
+                if u64::from(count) <= gap && (entry & EXCLUSIVE == 0 || placed == (1 << w) - 1) {
+                    self.groups.lowest_fit(count, self.core_count)
+                } else {
+                    None
+                };
+            match first {
                 Some(first) => {
-                    let job = self.queue.jobs[entry_slab(entry)];
-                    let fixed = if job.owner == HOST {
-                        self.params.deadline_passes
-                    } else {
-                        let s = &mut streams[usize::from(job.owner)].meta;
-                        s.in_flight += 1;
-                        s.deadline
-                    };
-                    self.take_slot(
-                        job.owner,
-                        fixed,
-                        job.handler,
-                        job.flags,
-                        first,
-                        count,
-                        job.args,
-                        job.pc,
-                        true,
-                        obs,
-                    );
-                    self.groups.insert(first, count);
-                    self.queue.remove(pos);
-                    self.queue.overtake(pos);
-                    removed += 1;
-                    self.queue_moved = true;
+                    self.place(entry, first, count, streams, obs);
+                    placed |= 1 << w;
+                    gap = self.groups.widest_gap(self.core_count);
                 }
                 None => {
-                    if self.queue.starving != 0
-                        && self.queue.overtaken[entry_slab(entry)] >= STARVATION
-                    {
+                    // Its place now: the jobs ahead of it that stayed.
+                    let pos = w - placed.count_ones() as usize;
+                    if self.queue.overtaken(entry, pos) >= STARVATION {
                         break;
                     }
                 }
             }
         }
+        self.queue.remove_placed(placed);
+    }
+
+    /// The queue submits the job of `entry` on `[first, first + count)`
+    /// (S20): it takes the lowest free slot as in S19.
+    #[inline]
+    fn place<O: Observer>(
+        &mut self,
+        entry: u8,
+        first: u32,
+        count: u32,
+        streams: &mut [Stream],
+        obs: &mut O,
+    ) {
+        let job = self.queue.jobs[entry_slab(entry)];
+        let fixed = if job.owner == HOST {
+            self.params.deadline_passes
+        } else {
+            let s = &mut streams[usize::from(job.owner)].meta;
+            s.in_flight += 1;
+            s.deadline
+        };
+        self.take_slot(
+            job.owner,
+            fixed,
+            job.handler,
+            job.flags,
+            first,
+            count,
+            job.args,
+            job.pc,
+            true,
+            obs,
+        );
+        self.groups.insert(first, count);
+        self.queue.placed(entry);
+        self.queue_moved = true;
     }
 
     /// Drops a failed stream's queued jobs (S21).
