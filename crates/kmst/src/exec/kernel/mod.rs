@@ -146,7 +146,12 @@ impl Kernel {
     }
 
     /// Takes the lowest free slot for a command and records it (S19).
+    ///
+    /// Inlined into its callers: the record is written once, straight into
+    /// the answer, and the models read it there (a record built on the stack
+    /// and moved cost two copies of its 80 bytes per command).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn take_slot<O: Observer>(
         &mut self,
         owner: u16,
@@ -155,42 +160,49 @@ impl Kernel {
         t_flags: u8,
         first: u32,
         count: u32,
-        args: [u32; 10],
+        args: &[u32; 10],
         pc: u32,
         queued: bool,
         obs: &mut O,
     ) {
         let slot = (!self.busy).trailing_zeros() as u8;
-        let record = SubmittedCommand {
-            sequence: self.seq,
+        let sequence = self.seq;
+        self.seq += 1;
+        let pass = self.pass;
+        self.commands.push(SubmittedCommand {
+            sequence,
             slot,
             handler: t_handler,
             first,
             count,
             flags: t_flags,
-            args,
-            pass_index: self.pass,
+            args: *args,
+            pass_index: pass,
             pc,
             queued,
-        };
-        self.seq += 1;
-        // S23: both models are evaluated on the record at submit; S12, P2:
-        // acknowledged in the sweep of pass p + 1 + d, exactly (never past u64).
-        let ack = self
-            .params
-            .delay_of(&record)
-            .and_then(|d| self.pass.checked_add(1)?.checked_add(d))
-            .unwrap_or(u64::MAX);
+        });
         let has_result = t_flags & flags::RESULT != 0;
-        let result = if has_result {
-            self.params.result_of(&record)
-        } else {
-            0
+        let (ack, result) = match self.commands.last() {
+            // S23: both models are evaluated on the record at submit; S12,
+            // P2: acknowledged in the sweep of pass p + 1 + d, exactly
+            // (never past u64).
+            Some(record) => (
+                self.params
+                    .delay_of(record)
+                    .and_then(|d| pass.checked_add(1)?.checked_add(d))
+                    .unwrap_or(u64::MAX),
+                if has_result {
+                    self.params.result_of(record)
+                } else {
+                    0
+                },
+            ),
+            None => (u64::MAX, 0),
         };
         // S13, S31: deadline_passes, else the stream header's (both in
         // `fixed_deadline`), else the default in force now.
         let d = fixed_deadline.unwrap_or(self.default_deadline);
-        let deadline = self.pass.saturating_add(d);
+        let deadline = pass.saturating_add(d);
         self.slots[usize::from(slot)] = Slot {
             ack,
             deadline,
@@ -200,12 +212,11 @@ impl Kernel {
             has_result,
             owner,
             pc,
-            seq: record.sequence,
+            seq: sequence,
         };
         self.busy |= 1 << slot;
         self.next_change = self.next_change.min(ack).min(deadline);
-        obs.on_submit(slot, record.sequence, self.pass, queued);
-        self.commands.push(record);
+        obs.on_submit(slot, sequence, pass, queued);
         if self.record_owners {
             self.owners.push(owner);
         }
@@ -252,7 +263,7 @@ impl Kernel {
         }
         let args = patched(t, regs);
         self.take_slot(
-            s.index, s.deadline, t.handler, t.flags, first, count, args, pc, false, obs,
+            s.index, s.deadline, t.handler, t.flags, first, count, &args, pc, false, obs,
         );
         s.in_flight += 1;
         s.pending += 1;
@@ -325,7 +336,7 @@ impl Kernel {
             flag_byte,
             first,
             count,
-            args,
+            &args,
             0,
             false,
             obs,
@@ -483,7 +494,7 @@ impl Kernel {
             job.flags,
             first,
             count,
-            job.args,
+            &job.args,
             job.pc,
             true,
             obs,

@@ -14,6 +14,9 @@
 //! along the queue (a job placed from behind a job is behind every job ahead
 //! of it too), so the head holds the largest.
 
+use std::simd::cmp::SimdPartialOrd;
+use std::simd::u16x16;
+
 use crate::format::flags;
 
 /// The most jobs waiting in the queue.
@@ -133,17 +136,13 @@ impl Queue {
     }
 
     /// The bits of the places among the first `window` (at most 16) whose
-    /// job asks for at most `cores` cores.
+    /// job asks for at most `cores` cores: one comparison of 16 counts.
     #[inline]
     pub(super) fn fitting(&self, window: usize, cores: u64) -> u32 {
         let cores = cores.min(u64::from(u16::MAX)) as u16;
-        let counts: &[u16; WINDOW] = self.counts[self.head % QUEUE_CAP..][..WINDOW]
-            .try_into()
-            .unwrap_or(&[u16::MAX; WINDOW]);
-        let mut bits = 0u32;
-        for (w, &c) in counts.iter().enumerate() {
-            bits |= u32::from(c <= cores) << w;
-        }
+        // head < 64, so the 16 counts from head are inside the array.
+        let counts = u16x16::from_slice(&self.counts[self.head % QUEUE_CAP..][..WINDOW]);
+        let bits = counts.simd_le(u16x16::splat(cores)).to_bitmask() as u32;
         bits & ((1 << window) - 1)
     }
 
