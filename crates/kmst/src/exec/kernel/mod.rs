@@ -82,6 +82,10 @@ pub(crate) struct Kernel {
     pub params: Params,
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
+    /// The slots late after the last sweep, as bits (S13).
+    late: u16,
+    /// The minimum ack or deadline pass over the slots the last sweep left busy.
+    swept_next_change: u64,
     pub stopped: bool,
     /// The queue turn's sorted busy groups, rebuilt in place each turn (a
     /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
@@ -107,6 +111,8 @@ impl Kernel {
             record_owners: false,
             params: params.clone(),
             queue_moved: false,
+            late: 0,
+            swept_next_change: u64::MAX,
             stopped: false,
             groups: Groups {
                 list: [(0, 0); SLOTS],
@@ -372,6 +378,16 @@ impl Kernel {
     }
 
     /// The queue's turn (S20). Sets `queue_moved` when a job was placed.
+    /// The test for an empty queue or no free slot is inlined into the pass
+    /// loop (a run that queues nothing paid a call per pass for it).
+    #[inline(always)]
+    pub fn queue_turn<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
+        if self.queue.len != 0 && self.busy != u16::MAX {
+            self.queue_turn_window(streams, obs);
+        }
+    }
+
+    /// The queue's turn on a non-empty queue with a free slot.
     ///
     /// A job fits exactly when its count is at most the widest free stretch
     /// between the busy groups (groups.rs), so a job that cannot be placed
@@ -386,11 +402,9 @@ impl Kernel {
     /// the one looked at has not been overtaken in this turn yet, so unless
     /// the head is that far no job of the window is, and none gets there
     /// before it is looked at; otherwise the turn looks at every job in turn.
-    pub fn queue_turn<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
+    #[inline(never)]
+    fn queue_turn_window<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
-        if window == 0 || self.busy == u16::MAX {
-            return;
-        }
         self.groups.rebuild(self.busy, &self.slots);
         let mut gap = self.groups.widest_gap(self.core_count);
         // With no free core nothing can be placed; a turn that places
@@ -510,52 +524,60 @@ impl Kernel {
         s.pending -= dropped;
     }
 
-    /// The sweep of this pass (S12): frees acknowledged slots, lowest first.
+    /// The sweep of this pass (S12): frees acknowledged slots, lowest
+    /// first. The same walk over the busy slots finds the slots that are
+    /// late after it (S13) and the next pass where a slot changes, for
+    /// [`Kernel::lowest_late`] and [`Kernel::refresh_next_change`]; it tests
+    /// without branching, since which slot is acknowledged is data.
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let pass = self.pass;
         let mut busy = self.busy;
+        let mut acked = 0u16;
+        let mut late = 0u16;
+        let mut next = u64::MAX;
         while busy != 0 {
-            let slot = busy.trailing_zeros() as usize;
+            let slot = busy.trailing_zeros();
             busy &= busy - 1;
-            let s = self.slots[slot];
-            if s.ack == pass {
-                self.busy &= !(1 << slot);
-                if s.owner != HOST {
-                    let owner = &mut streams[usize::from(s.owner)].meta;
-                    if s.has_result {
-                        owner.latest_result = s.result;
-                    }
-                    owner.pending -= 1;
-                    owner.in_flight -= 1;
+            let s = &self.slots[slot as usize];
+            let done = s.ack == pass;
+            acked |= u16::from(done) << slot;
+            late |= u16::from(!done && s.deadline <= pass) << slot;
+            let stays = if done {
+                u64::MAX
+            } else {
+                s.ack.min(s.deadline)
+            };
+            next = next.min(stays);
+        }
+        self.busy &= !acked;
+        self.late = late;
+        self.swept_next_change = next;
+        while acked != 0 {
+            let slot = acked.trailing_zeros() as usize;
+            acked &= acked - 1;
+            let s = &self.slots[slot];
+            if s.owner != HOST {
+                let owner = &mut streams[usize::from(s.owner)].meta;
+                if s.has_result {
+                    owner.latest_result = s.result;
                 }
-                obs.on_ack(slot as u8, s.seq, pass);
+                owner.pending -= 1;
+                owner.in_flight -= 1;
             }
+            obs.on_ack(slot as u8, s.seq, pass);
         }
     }
 
     /// The lowest late slot after this pass's sweep, if any (S13, S14).
+    #[inline]
     pub fn lowest_late(&self) -> Option<usize> {
-        let mut busy = self.busy;
-        while busy != 0 {
-            let slot = busy.trailing_zeros() as usize;
-            if self.slots[slot].deadline <= self.pass {
-                return Some(slot);
-            }
-            busy &= busy - 1;
-        }
-        None
+        (self.late != 0).then(|| self.late.trailing_zeros() as usize)
     }
 
-    /// Recomputes `next_change` after slots were freed.
+    /// Sets `next_change` after this pass's sweep freed slots.
+    #[inline]
     pub fn refresh_next_change(&mut self) {
-        let mut next = u64::MAX;
-        let mut busy = self.busy;
-        while busy != 0 {
-            let s = &self.slots[busy.trailing_zeros() as usize];
-            next = next.min(s.ack).min(s.deadline);
-            busy &= busy - 1;
-        }
-        self.next_change = next;
+        self.next_change = self.swept_next_change;
     }
 }
 
@@ -574,3 +596,51 @@ fn patched(t: &Tmpl, regs: &[u32; 16]) -> [u32; 10] {
 
 #[allow(dead_code)]
 const _: () = assert!(MAX_STREAMS <= 4 && (QUEUE_CAP as u32) < u32::MAX);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::observer::NoObserver;
+
+    fn host_slot(ack: u64, deadline: u64) -> Slot {
+        Slot {
+            ack,
+            deadline,
+            owner: HOST,
+            ..Slot::default()
+        }
+    }
+
+    /// In pass 5: slot 0 (ack 5, deadline 4) is freed before the deadline
+    /// phase, so it is not late; slot 1 (ack 9, deadline 5) is late; slot 3
+    /// (ack 7, deadline 20) stays. Left busy: 1 and 3; the next change is
+    /// min(9, 5, 7, 20) = 5.
+    #[test]
+    fn the_sweep_frees_then_finds_the_late_and_the_next_change() {
+        let mut k = Kernel::new(&Params::default());
+        k.pass = 5;
+        k.slots[0] = host_slot(5, 4);
+        k.slots[1] = host_slot(9, 5);
+        k.slots[3] = host_slot(7, 20);
+        k.busy = 0b1011;
+        k.sweep(&mut [], &mut NoObserver);
+        assert_eq!(k.busy, 0b1010);
+        assert_eq!(k.lowest_late(), Some(1));
+        k.refresh_next_change();
+        assert_eq!(k.next_change, 5);
+        // In pass 7 (had nothing been late) slot 3 is freed and slot 1 is
+        // late since pass 5; slot 1 alone is left: next change min(9, 5).
+        k.pass = 7;
+        k.sweep(&mut [], &mut NoObserver);
+        assert_eq!(k.busy, 0b10);
+        assert_eq!(k.lowest_late(), Some(1));
+        k.refresh_next_change();
+        assert_eq!(k.next_change, 5);
+        // Nothing busy: nothing late, no change ahead.
+        k.busy = 0;
+        k.sweep(&mut [], &mut NoObserver);
+        assert_eq!(k.lowest_late(), None);
+        k.refresh_next_change();
+        assert_eq!(k.next_change, u64::MAX);
+    }
+}
