@@ -28,7 +28,7 @@ use super::handler::Exit;
 use super::observer::Observer;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
-use crate::reference::{Event, Params, Reason, SubmittedCommand};
+use crate::reference::{Delay, Event, Params, Reason, SubmittedCommand};
 
 /// The owner of host-queued jobs and host commands.
 pub(crate) const HOST: u16 = u16::MAX;
@@ -50,6 +50,40 @@ pub(crate) struct Slot {
     pub owner: u16,
     pub pc: u32,
     pub seq: u64,
+}
+
+/// The delay model (S23) as the kernel evaluates it for each command in
+/// sequence order: a cycle keeps `sequence % modulo` as a counter instead
+/// of dividing per command; a table or a closure goes through
+/// [`Params::delay_of`] on the record.
+#[derive(Clone, Copy, Debug)]
+enum Delays {
+    Fixed(u64),
+    Never,
+    /// `base + sequence % modulo`; `at` is the next command's `sequence % modulo`.
+    Cycle {
+        base: u64,
+        modulo: u64,
+        at: u64,
+    },
+    General,
+}
+
+impl Delays {
+    /// The model before the first command (sequence 0).
+    fn of(delay: &Delay) -> Delays {
+        match *delay {
+            Delay::Fixed(d) => Delays::Fixed(u64::from(d)),
+            // A cycle of modulo 0 is out of range (S25); the model says never.
+            Delay::Never | Delay::Cycle { modulo: 0, .. } => Delays::Never,
+            Delay::Cycle { base, modulo } => Delays::Cycle {
+                base: u64::from(base),
+                modulo: u64::from(modulo),
+                at: 0,
+            },
+            Delay::Table(_) | Delay::Custom(_) => Delays::General,
+        }
+    }
 }
 
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
@@ -80,10 +114,10 @@ pub(crate) struct Kernel {
     pub record_owners: bool,
     /// The run's parameters (the completion models are evaluated through them).
     pub params: Params,
+    /// The delay model as the kernel evaluates it.
+    delays: Delays,
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
-    /// The slots late after the last sweep, as bits (S13).
-    late: u16,
     /// The minimum ack or deadline pass over the slots the last sweep left busy.
     swept_next_change: u64,
     pub stopped: bool,
@@ -110,8 +144,8 @@ impl Kernel {
             owners: Vec::new(),
             record_owners: false,
             params: params.clone(),
+            delays: Delays::of(&params.delay),
             queue_moved: false,
-            late: 0,
             swept_next_change: u64::MAX,
             stopped: false,
             groups: Groups {
@@ -187,23 +221,27 @@ impl Kernel {
             pc,
             queued,
         });
+        // S23: both models are evaluated on the record at submit.
+        let delay = match &mut self.delays {
+            Delays::Fixed(d) => Some(*d),
+            Delays::Never => None,
+            Delays::Cycle { base, modulo, at } => {
+                let d = *base + *at;
+                let next = *at + 1;
+                *at = if next == *modulo { 0 } else { next };
+                Some(d)
+            }
+            Delays::General => self.commands.last().and_then(|r| self.params.delay_of(r)),
+        };
+        // S12, P2: acknowledged in the sweep of pass p + 1 + d, exactly
+        // (never past u64).
+        let ack = delay
+            .and_then(|d| pass.checked_add(1)?.checked_add(d))
+            .unwrap_or(u64::MAX);
         let has_result = t_flags & flags::RESULT != 0;
-        let (ack, result) = match self.commands.last() {
-            // S23: both models are evaluated on the record at submit; S12,
-            // P2: acknowledged in the sweep of pass p + 1 + d, exactly
-            // (never past u64).
-            Some(record) => (
-                self.params
-                    .delay_of(record)
-                    .and_then(|d| pass.checked_add(1)?.checked_add(d))
-                    .unwrap_or(u64::MAX),
-                if has_result {
-                    self.params.result_of(record)
-                } else {
-                    0
-                },
-            ),
-            None => (u64::MAX, 0),
+        let result = match self.commands.last() {
+            Some(record) if has_result => self.params.result_of(record),
+            _ => 0,
         };
         // S13, S31: deadline_passes, else the stream header's (both in
         // `fixed_deadline`), else the default in force now.
@@ -472,7 +510,7 @@ impl Kernel {
                 }
                 None => {
                     // Its place now: the jobs ahead of it that stayed.
-                    let pos = w - placed.count_ones() as usize;
+                    let pos = w - self.queue.placed_in_turn();
                     if self.queue.overtaken(entry, pos) >= STARVATION {
                         break;
                     }
@@ -525,32 +563,25 @@ impl Kernel {
     }
 
     /// The sweep of this pass (S12): frees acknowledged slots, lowest
-    /// first. The same walk over the busy slots finds the slots that are
-    /// late after it (S13) and the next pass where a slot changes, for
-    /// [`Kernel::lowest_late`] and [`Kernel::refresh_next_change`]; it tests
-    /// without branching, since which slot is acknowledged is data.
+    /// first. The same walk over the busy slots finds the next pass where a
+    /// slot changes (for [`Kernel::refresh_next_change`] and
+    /// [`Kernel::lowest_late`]); it tests without branching, since which
+    /// slot is acknowledged is data.
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let pass = self.pass;
         let mut busy = self.busy;
         let mut acked = 0u16;
-        let mut late = 0u16;
         let mut next = u64::MAX;
         while busy != 0 {
-            let slot = busy.trailing_zeros();
-            busy &= busy - 1;
-            let s = &self.slots[slot as usize];
-            let done = s.ack == pass;
-            acked |= u16::from(done) << slot;
-            late |= u16::from(!done && s.deadline <= pass) << slot;
-            let stays = if done {
-                u64::MAX
-            } else {
-                s.ack.min(s.deadline)
-            };
-            next = next.min(stays);
+            let bit = busy & busy.wrapping_neg();
+            let s = &self.slots[busy.trailing_zeros() as usize];
+            busy ^= bit;
+            // All ones when the slot is acknowledged now, else 0.
+            let done = 0u64.wrapping_sub(u64::from(s.ack == pass));
+            acked |= bit & done as u16;
+            next = next.min(s.ack.min(s.deadline) | done);
         }
         self.busy &= !acked;
-        self.late = late;
         self.swept_next_change = next;
         while acked != 0 {
             let slot = acked.trailing_zeros() as usize;
@@ -569,9 +600,22 @@ impl Kernel {
     }
 
     /// The lowest late slot after this pass's sweep, if any (S13, S14).
+    /// None can be unless the next change the sweep found is due (every
+    /// deadline of a slot left busy is at or after it).
     #[inline]
     pub fn lowest_late(&self) -> Option<usize> {
-        (self.late != 0).then(|| self.late.trailing_zeros() as usize)
+        if self.swept_next_change > self.pass {
+            return None;
+        }
+        let mut busy = self.busy;
+        while busy != 0 {
+            let slot = busy.trailing_zeros() as usize;
+            if self.slots[slot].deadline <= self.pass {
+                return Some(slot);
+            }
+            busy &= busy - 1;
+        }
+        None
     }
 
     /// Sets `next_change` after this pass's sweep freed slots.
@@ -608,6 +652,39 @@ mod tests {
             deadline,
             owner: HOST,
             ..Slot::default()
+        }
+    }
+
+    /// S23's cycle(2, 3): command k's delay is 2 + k % 3, so in pass 0
+    /// (acknowledged in pass 1 + d, S12) commands 0..7 are acknowledged in
+    /// passes 3, 4, 5, 3, 4, 5, 3; fixed(7) gives 8 for each; never, u64::MAX.
+    #[test]
+    fn the_delay_models_counted_in_sequence_order() {
+        let cases = [
+            (
+                Delay::Cycle { base: 2, modulo: 3 },
+                vec![3, 4, 5, 3, 4, 5, 3],
+            ),
+            (Delay::Fixed(7), vec![8; 7]),
+            (Delay::Never, vec![u64::MAX; 7]),
+            (Delay::Cycle { base: 9, modulo: 1 }, vec![10; 7]),
+            (
+                Delay::Table(vec![Some(0), None]),
+                vec![1, u64::MAX, 1, u64::MAX, 1, u64::MAX, 1],
+            ),
+        ];
+        for (delay, acks) in cases {
+            let params = Params {
+                delay: delay.clone(),
+                ..Params::default()
+            };
+            let mut k = Kernel::new(&params);
+            for _ in 0..7 {
+                k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                    .unwrap();
+            }
+            let got: Vec<u64> = k.slots[..7].iter().map(|s| s.ack).collect();
+            assert_eq!(got, acks, "{delay:?}");
         }
     }
 

@@ -55,6 +55,8 @@ pub(crate) struct Queue {
     base: [u64; QUEUE_CAP],
     /// How many jobs the queue has placed (module doc).
     placed: u64,
+    /// `placed` when the current turn started.
+    placed_before: u64,
     /// The slab index of each waiting job, with [`EXCLUSIVE`].
     order: [u8; 2 * QUEUE_CAP],
     /// The core count of each waiting job (at most core_count: it fits u16).
@@ -80,6 +82,7 @@ impl Queue {
             jobs: Vec::new(),
             base: [0; QUEUE_CAP],
             placed: 0,
+            placed_before: 0,
             order: [0; 2 * QUEUE_CAP],
             counts: [0; 2 * QUEUE_CAP],
             head: 0,
@@ -164,25 +167,34 @@ impl Queue {
         self.placed += 1;
     }
 
+    /// How many jobs the current turn has placed so far.
+    #[inline]
+    pub(super) fn placed_in_turn(&self) -> usize {
+        (self.placed - self.placed_before) as usize
+    }
+
     /// Ends a turn that placed the waiting jobs whose places are the bits
     /// of `placed` (S20): the jobs ahead of the last one placed that stay
     /// move up, in order, to just before it; the head follows.
     #[inline]
     pub(super) fn remove_placed(&mut self, placed: u32) {
+        let removed = self.placed_in_turn();
+        self.placed_before = self.placed;
         if placed == 0 {
             return;
         }
-        let end = (32 - placed.leading_zeros()) as usize;
+        let end = ((32 - placed.leading_zeros()) as usize).min(WINDOW);
         let head = self.head % QUEUE_CAP;
+        // Backwards, each job one place further by the placed ones behind
+        // it; a placed one is copied too, onto a place a job that stays
+        // (or the new head) then covers, so there is no branch on which.
+        // `to - 1 >= from` always: nothing is overwritten before it is read.
         let mut to = end;
-        for from in (0..end.min(WINDOW)).rev() {
-            if placed & (1 << from) == 0 {
-                to -= 1;
-                self.order[head + to] = self.order[head + from];
-                self.counts[head + to] = self.counts[head + from];
-            }
+        for from in (0..end).rev() {
+            self.order[head + to - 1] = self.order[head + from];
+            self.counts[head + to - 1] = self.counts[head + from];
+            to -= usize::from(placed & (1 << from) == 0);
         }
-        let removed = placed.count_ones() as usize;
         self.head = head + removed;
         self.len -= removed;
         if self.head >= QUEUE_CAP {
