@@ -28,7 +28,7 @@ use super::handler::Exit;
 use super::observer::Observer;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
-use crate::reference::{Delay, Event, Params, Reason, SubmittedCommand};
+use crate::reference::{Delay, Event, Params, Reason, ResultModel, SubmittedCommand};
 
 /// The owner of host-queued jobs and host commands.
 pub(crate) const HOST: u16 = u16::MAX;
@@ -86,6 +86,32 @@ impl Delays {
     }
 }
 
+/// The result model (S23) as the kernel evaluates it: the common ones
+/// without a look at the record; a table or a closure through
+/// [`Params::result_of`].
+#[derive(Clone, Copy, Debug)]
+enum Results {
+    Zero,
+    /// The low 32 bits of the sequence number.
+    Sequence,
+    /// Argument k, 0..=9.
+    Arg(usize),
+    General,
+}
+
+impl Results {
+    fn of(result: &ResultModel) -> Results {
+        match *result {
+            ResultModel::Zero => Results::Zero,
+            ResultModel::Sequence => Results::Sequence,
+            ResultModel::Arg(k) if k <= 9 => Results::Arg(usize::from(k)),
+            // An argument above 9 is out of range (S25); the model gives 0.
+            ResultModel::Arg(_) => Results::Zero,
+            ResultModel::Table(_) | ResultModel::Custom(_) => Results::General,
+        }
+    }
+}
+
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Refusal {
@@ -116,6 +142,8 @@ pub(crate) struct Kernel {
     pub params: Params,
     /// The delay model as the kernel evaluates it.
     delays: Delays,
+    /// The result model as the kernel evaluates it.
+    results: Results,
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
     /// The minimum ack or deadline pass over the slots the last sweep left busy.
@@ -145,6 +173,7 @@ impl Kernel {
             record_owners: false,
             params: params.clone(),
             delays: Delays::of(&params.delay),
+            results: Results::of(&params.result),
             queue_moved: false,
             swept_next_change: u64::MAX,
             stopped: false,
@@ -239,9 +268,12 @@ impl Kernel {
             .and_then(|d| pass.checked_add(1)?.checked_add(d))
             .unwrap_or(u64::MAX);
         let has_result = t_flags & flags::RESULT != 0;
-        let result = match self.commands.last() {
-            Some(record) if has_result => self.params.result_of(record),
-            _ => 0,
+        let result = match self.results {
+            _ if !has_result => 0,
+            Results::Zero => 0,
+            Results::Sequence => sequence as u32,
+            Results::Arg(k) => args.get(k).copied().unwrap_or(0),
+            Results::General => self.commands.last().map_or(0, |r| self.params.result_of(r)),
         };
         // S13, S31: deadline_passes, else the stream header's (both in
         // `fixed_deadline`), else the default in force now.
@@ -689,6 +721,37 @@ mod tests {
             }
             let got: Vec<u64> = k.slots[..7].iter().map(|s| s.ack).collect();
             assert_eq!(got, acks, "{delay:?}");
+        }
+    }
+
+    /// S23's result models on commands 0, 1, 2 with args [10, 11, ..., 19]
+    /// and the result flag: sequence gives 0, 1, 2; arg(2) gives 12 each
+    /// time; table([5, 6]) gives 5, 6, 5; arg(12) is out of range (S25) and
+    /// gives 0; zero gives 0. Without the result flag every result is 0.
+    #[test]
+    fn the_result_models_on_the_record() {
+        let args: [u32; 10] = std::array::from_fn(|i| 10 + i as u32);
+        let cases = [
+            (ResultModel::Sequence, [0, 1, 2]),
+            (ResultModel::Arg(2), [12, 12, 12]),
+            (ResultModel::Table(vec![5, 6]), [5, 6, 5]),
+            (ResultModel::Arg(12), [0, 0, 0]),
+            (ResultModel::Zero, [0, 0, 0]),
+        ];
+        for (model, results) in cases {
+            let params = Params {
+                result: model.clone(),
+                ..Params::default()
+            };
+            for (flag, expected) in [(flags::RESULT, results), (0, [0, 0, 0])] {
+                let mut k = Kernel::new(&params);
+                for _ in 0..3 {
+                    k.host_submit(1, 0, 1, args, flag, 0, &mut NoObserver)
+                        .unwrap();
+                }
+                let got: Vec<u32> = k.slots[..3].iter().map(|s| s.result).collect();
+                assert_eq!(got, expected, "{model:?}, flag {flag}");
+            }
         }
     }
 
