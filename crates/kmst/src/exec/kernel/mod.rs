@@ -34,6 +34,8 @@ use crate::reference::{Delay, Event, Params, Reason, ResultModel, SubmittedComma
 pub(crate) const HOST: u16 = u16::MAX;
 /// The most streams that run at once.
 pub(crate) const MAX_STREAMS: usize = 4;
+/// How many passes ahead the ack wheel reaches (a power of two, 64 bits).
+const ACK_WHEEL: usize = 64;
 
 /// One busy completion slot.
 #[derive(Clone, Copy, Debug, Default)]
@@ -148,6 +150,17 @@ pub(crate) struct Kernel {
     pub queue_moved: bool,
     /// The minimum ack or deadline pass over the slots the last sweep left busy.
     swept_next_change: u64,
+    /// The ack wheel: bucket `a % 64` holds the busy slots acknowledged in
+    /// pass `a`, for every ack less than 64 passes after its submit.
+    wheel: [u16; ACK_WHEEL],
+    /// The buckets of `wheel` that are not empty.
+    wheel_bits: u64,
+    /// The busy slots acknowledged later than that, or never.
+    far: u16,
+    /// The minimum ack over `far` (`u64::MAX` when none).
+    far_next: u64,
+    /// The minimum deadline over the busy slots (`u64::MAX` when none).
+    min_deadline: u64,
     pub stopped: bool,
     /// The queue turn's sorted busy groups, rebuilt in place each turn (a
     /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
@@ -176,6 +189,11 @@ impl Kernel {
             results: Results::of(&params.result),
             queue_moved: false,
             swept_next_change: u64::MAX,
+            wheel: [0; ACK_WHEEL],
+            wheel_bits: 0,
+            far: 0,
+            far_next: u64::MAX,
+            min_deadline: u64::MAX,
             stopped: false,
             groups: Groups {
                 list: [(0, 0); SLOTS],
@@ -290,7 +308,18 @@ impl Kernel {
             pc,
             seq: sequence,
         };
-        self.busy |= 1 << slot;
+        let bit = 1u16 << slot;
+        self.busy |= bit;
+        // ack >= pass + 1 (S12), so the difference does not wrap.
+        if ack - pass < ACK_WHEEL as u64 {
+            let bucket = (ack % ACK_WHEEL as u64) as usize;
+            self.wheel[bucket] |= bit;
+            self.wheel_bits |= 1 << bucket;
+        } else {
+            self.far |= bit;
+            self.far_next = self.far_next.min(ack);
+        }
+        self.min_deadline = self.min_deadline.min(deadline);
         self.next_change = self.next_change.min(ack).min(deadline);
         obs.on_submit(slot, sequence, pass, queued);
         if self.record_owners {
@@ -558,7 +587,7 @@ impl Kernel {
 
     /// The queue submits the job of `entry` on `[first, first + count)`
     /// (S20): it takes the lowest free slot as in S19.
-    #[inline]
+    #[inline(always)]
     fn place<O: Observer>(
         &mut self,
         entry: u8,
@@ -599,30 +628,48 @@ impl Kernel {
     }
 
     /// The sweep of this pass (S12): frees acknowledged slots, lowest
-    /// first. The same walk over the busy slots finds the next pass where a
-    /// slot changes (for [`Kernel::refresh_next_change`] and
-    /// [`Kernel::lowest_late`]); it tests without branching, since which
-    /// slot is acknowledged is data.
+    /// first, and finds the next pass where a slot changes (for
+    /// [`Kernel::refresh_next_change`] and [`Kernel::lowest_late`]).
+    ///
+    /// The slots acknowledged now are the wheel's bucket for this pass (an
+    /// ack at most 63 passes after its submit is in bucket `ack % 64`, and
+    /// every earlier ack was swept in its own pass: the sweep runs whenever
+    /// a busy slot's ack is due), plus, when one is due, those of the far
+    /// slots whose ack is this pass. So a sweep costs the slots it frees,
+    /// not the busy ones. The next change is the wheel's next bucket, the
+    /// far slots' next ack or the earliest deadline, which is walked for
+    /// again only when a slot that had it is freed.
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let pass = self.pass;
-        let mut busy = self.busy;
-        let mut acked = 0u16;
-        let mut next = u64::MAX;
-        while busy != 0 {
-            let bit = busy & busy.wrapping_neg();
-            let s = &self.slots[busy.trailing_zeros() as usize];
-            busy ^= bit;
-            // All ones when the slot is acknowledged now, else 0.
-            let done = 0u64.wrapping_sub(u64::from(s.ack == pass));
-            acked |= bit & done as u16;
-            next = next.min(s.ack.min(s.deadline) | done);
+        let bucket = (pass % ACK_WHEEL as u64) as usize;
+        let mut acked = self.wheel[bucket];
+        self.wheel[bucket] = 0;
+        self.wheel_bits &= !(1 << bucket);
+        if self.far_next <= pass {
+            let mut far = self.far;
+            let mut next = u64::MAX;
+            while far != 0 {
+                let slot = far.trailing_zeros() as usize;
+                let bit = 1u16 << slot;
+                far &= !bit;
+                let ack = self.slots[slot].ack;
+                if ack == pass {
+                    acked |= bit;
+                    self.far &= !bit;
+                } else {
+                    next = next.min(ack);
+                }
+            }
+            self.far_next = next;
         }
+        acked &= self.busy;
         self.busy &= !acked;
-        self.swept_next_change = next;
+        let mut deadline_freed = false;
         while acked != 0 {
             let slot = acked.trailing_zeros() as usize;
             acked &= acked - 1;
             let s = &self.slots[slot];
+            deadline_freed |= s.deadline == self.min_deadline;
             if s.owner != HOST {
                 let owner = &mut streams[usize::from(s.owner)].meta;
                 if s.has_result {
@@ -633,14 +680,30 @@ impl Kernel {
             }
             obs.on_ack(slot as u8, s.seq, pass);
         }
+        if deadline_freed {
+            let mut busy = self.busy;
+            let mut min = u64::MAX;
+            while busy != 0 {
+                min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
+                busy &= busy - 1;
+            }
+            self.min_deadline = min;
+        }
+        // The wheel's acks left are in pass + 1 ..= pass + 63.
+        let next_wheel = if self.wheel_bits == 0 {
+            u64::MAX
+        } else {
+            let from = ((pass + 1) % ACK_WHEEL as u64) as u32;
+            pass + 1 + u64::from(self.wheel_bits.rotate_right(from).trailing_zeros())
+        };
+        self.swept_next_change = next_wheel.min(self.far_next).min(self.min_deadline);
     }
 
     /// The lowest late slot after this pass's sweep, if any (S13, S14).
-    /// None can be unless the next change the sweep found is due (every
-    /// deadline of a slot left busy is at or after it).
+    /// None can be unless the earliest deadline of a busy slot is due.
     #[inline]
     pub fn lowest_late(&self) -> Option<usize> {
-        if self.swept_next_change > self.pass {
+        if self.min_deadline > self.pass {
             return None;
         }
         let mut busy = self.busy;
@@ -681,15 +744,6 @@ const _: () = assert!(MAX_STREAMS <= 4 && (QUEUE_CAP as u32) < u32::MAX);
 mod tests {
     use super::*;
     use crate::exec::observer::NoObserver;
-
-    fn host_slot(ack: u64, deadline: u64) -> Slot {
-        Slot {
-            ack,
-            deadline,
-            owner: HOST,
-            ..Slot::default()
-        }
-    }
 
     /// S23's cycle(2, 3): command k's delay is 2 + k % 3, so in pass 0
     /// (acknowledged in pass 1 + d, S12) commands 0..7 are acknowledged in
@@ -755,36 +809,65 @@ mod tests {
         }
     }
 
-    /// In pass 5: slot 0 (ack 5, deadline 4) is freed before the deadline
-    /// phase, so it is not late; slot 1 (ack 9, deadline 5) is late; slot 3
-    /// (ack 7, deadline 20) stays. Left busy: 1 and 3; the next change is
-    /// min(9, 5, 7, 20) = 5.
+    /// Delays 4, 8, 100 by table and deadline_passes 5 (S12, S13): in
+    /// pass 0 commands 0 and 1 take slots 0 (ack 5, deadline 5) and 1 (ack
+    /// 9, deadline 5); in pass 2 command 2 takes slot 2 (ack 103, beyond the
+    /// wheel; deadline 7). Each pass below is swept as if the run went on.
     #[test]
     fn the_sweep_frees_then_finds_the_late_and_the_next_change() {
-        let mut k = Kernel::new(&Params::default());
-        k.pass = 5;
-        k.slots[0] = host_slot(5, 4);
-        k.slots[1] = host_slot(9, 5);
-        k.slots[3] = host_slot(7, 20);
-        k.busy = 0b1011;
-        k.sweep(&mut [], &mut NoObserver);
-        assert_eq!(k.busy, 0b1010);
-        assert_eq!(k.lowest_late(), Some(1));
-        k.refresh_next_change();
+        let params = Params {
+            delay: Delay::Table(vec![Some(4), Some(8), Some(100)]),
+            deadline_passes: Some(5),
+            ..Params::default()
+        };
+        let mut k = Kernel::new(&params);
+        let submit = |k: &mut Kernel| {
+            k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                .unwrap()
+        };
+        submit(&mut k);
+        submit(&mut k);
+        k.pass = 2;
+        submit(&mut k);
+        assert_eq!(k.busy, 0b111);
         assert_eq!(k.next_change, 5);
-        // In pass 7 (had nothing been late) slot 3 is freed and slot 1 is
-        // late since pass 5; slot 1 alone is left: next change min(9, 5).
-        k.pass = 7;
-        k.sweep(&mut [], &mut NoObserver);
-        assert_eq!(k.busy, 0b10);
-        assert_eq!(k.lowest_late(), Some(1));
-        k.refresh_next_change();
-        assert_eq!(k.next_change, 5);
-        // Nothing busy: nothing late, no change ahead.
-        k.busy = 0;
-        k.sweep(&mut [], &mut NoObserver);
-        assert_eq!(k.lowest_late(), None);
-        k.refresh_next_change();
-        assert_eq!(k.next_change, u64::MAX);
+        let mut sweep = |k: &mut Kernel, pass| {
+            k.pass = pass;
+            k.sweep(&mut [], &mut NoObserver);
+            k.refresh_next_change();
+            (k.busy, k.lowest_late(), k.next_change)
+        };
+        // Pass 5: slot 0 is freed before the deadline phase, so it is not
+        // late; slot 1 is (deadline 5). Next: min(9, 103, 5, 7) = 5.
+        assert_eq!(sweep(&mut k, 5), (0b110, Some(1), 5));
+        // Pass 7: nothing acknowledged; slot 1 still the lowest late.
+        assert_eq!(sweep(&mut k, 7), (0b110, Some(1), 5));
+        // Pass 9: slot 1 freed; slot 2 late since 7. Next: min(103, 7).
+        assert_eq!(sweep(&mut k, 9), (0b100, Some(2), 7));
+        // Pass 103: slot 2 freed from beyond the wheel; nothing left.
+        assert_eq!(sweep(&mut k, 103), (0, None, u64::MAX));
+    }
+
+    /// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it:
+    /// delays 62 and 63 from pass 0 are acks 63 and 64. Swept in pass 63
+    /// (slot 0) and 64 (slot 1), each in its own pass and no other.
+    #[test]
+    fn the_wheel_and_beyond_it() {
+        let params = Params {
+            delay: Delay::Table(vec![Some(62), Some(63)]),
+            ..Params::default()
+        };
+        let mut k = Kernel::new(&params);
+        for _ in 0..2 {
+            k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                .unwrap();
+        }
+        assert_eq!((k.wheel_bits, k.far), (1 << 63, 0b10));
+        for (pass, busy, next) in [(62, 0b11, 63), (63, 0b10, 64), (64, 0, u64::MAX)] {
+            k.pass = pass;
+            k.sweep(&mut [], &mut NoObserver);
+            k.refresh_next_change();
+            assert_eq!((k.busy, k.next_change), (busy, next), "pass {pass}");
+        }
     }
 }
