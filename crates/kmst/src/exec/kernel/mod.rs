@@ -831,7 +831,7 @@ mod tests {
         submit(&mut k);
         assert_eq!(k.busy, 0b111);
         assert_eq!(k.next_change, 5);
-        let mut sweep = |k: &mut Kernel, pass| {
+        let sweep = |k: &mut Kernel, pass| {
             k.pass = pass;
             k.sweep(&mut [], &mut NoObserver);
             k.refresh_next_change();
