@@ -15,7 +15,7 @@
 //! of it too), so the head holds the largest.
 
 use std::simd::cmp::SimdPartialOrd;
-use std::simd::u16x16;
+use std::simd::u32x16;
 
 use crate::format::flags;
 
@@ -59,8 +59,8 @@ pub(crate) struct Queue {
     placed_before: u64,
     /// The slab index of each waiting job, with [`EXCLUSIVE`].
     order: [u8; 2 * QUEUE_CAP],
-    /// The core count of each waiting job (at most core_count: it fits u16).
-    counts: [u16; 2 * QUEUE_CAP],
+    /// The core count of each waiting job.
+    counts: [u32; 2 * QUEUE_CAP],
     head: usize,
     pub(super) len: usize,
     /// Free slab entries as bits.
@@ -100,11 +100,10 @@ impl Queue {
         self.jobs.reserve(QUEUE_CAP - self.jobs.len());
     }
 
-    /// Adds `job` at the end; the caller checked that the queue is not full
-    /// and that its count is at most core_count (so below 65,536).
+    /// Adds `job` at the end; the caller checked that the queue is not full.
     #[inline]
     pub(super) fn push(&mut self, job: Job) {
-        debug_assert!(self.len < QUEUE_CAP && job.count <= u32::from(u16::MAX));
+        debug_assert!(self.len < QUEUE_CAP);
         let at = self.free.trailing_zeros() as usize % QUEUE_CAP;
         self.free &= !(1 << at);
         let exclusive = if job.flags & flags::EXCLUSIVE != 0 {
@@ -121,7 +120,7 @@ impl Queue {
         self.base[at] = self.placed + self.len as u64;
         let end = (self.head + self.len) % (2 * QUEUE_CAP);
         self.order[end] = at as u8 | exclusive;
-        self.counts[end] = job.count as u16;
+        self.counts[end] = job.count;
         self.len += 1;
     }
 
@@ -135,17 +134,17 @@ impl Queue {
     /// The core count of the waiting job at `pos`.
     #[inline]
     pub(super) fn count(&self, pos: usize) -> u32 {
-        u32::from(self.counts[(self.head + pos) % (2 * QUEUE_CAP)])
+        self.counts[(self.head + pos) % (2 * QUEUE_CAP)]
     }
 
     /// The bits of the places among the first `window` (at most 16) whose
     /// job asks for at most `cores` cores: one comparison of 16 counts.
     #[inline]
     pub(super) fn fitting(&self, window: usize, cores: u64) -> u32 {
-        let cores = cores.min(u64::from(u16::MAX)) as u16;
+        let cores = cores.min(u64::from(u32::MAX)) as u32;
         // head < 64, so the 16 counts from head are inside the array.
-        let counts = u16x16::from_slice(&self.counts[self.head % QUEUE_CAP..][..WINDOW]);
-        let bits = counts.simd_le(u16x16::splat(cores)).to_bitmask() as u32;
+        let counts = u32x16::from_slice(&self.counts[self.head % QUEUE_CAP..][..WINDOW]);
+        let bits = counts.simd_le(u32x16::splat(cores)).to_bitmask() as u32;
         bits & ((1 << window) - 1)
     }
 
@@ -224,7 +223,7 @@ impl Queue {
                 self.base[at] -= u64::from(dropped);
                 let count = self.count(pos);
                 self.order[self.head + kept] = entry;
-                self.counts[self.head + kept] = count as u16;
+                self.counts[self.head + kept] = count;
                 kept += 1;
             }
         }
@@ -365,5 +364,24 @@ mod moving_down {
         assert_eq!(q.fitting(5, 2), 0b01101);
         // Of all 16, those of 1 core: places 2, 5, 8, 11, 14.
         assert_eq!(q.fitting(16, 1), 0b0100_1001_0010_0100);
+    }
+
+    /// Counts past 16 bits (a grid out of range, S25, still runs as the
+    /// reference model runs it): 70,000 and 5 cores; 69,999 free cores fit
+    /// only the second, 70,000 both, and more than u32 cores fit every job.
+    #[test]
+    fn large_counts_compare_whole() {
+        let mut q = Queue::new();
+        for (id, count) in [(0, 70_000), (1, 5)] {
+            q.push(Job {
+                id,
+                count,
+                ..Job::default()
+            });
+        }
+        assert_eq!(q.fitting(2, 69_999), 0b10);
+        assert_eq!(q.fitting(2, 70_000), 0b11);
+        assert_eq!(q.fitting(2, u64::MAX), 0b11);
+        assert_eq!(q.count(0), 70_000);
     }
 }
