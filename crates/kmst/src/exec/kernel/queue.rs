@@ -15,7 +15,7 @@
 //! of it too), so the head holds the largest.
 
 use std::simd::cmp::SimdPartialOrd;
-use std::simd::u32x16;
+use std::simd::i16x16;
 
 use crate::format::flags;
 
@@ -43,9 +43,10 @@ pub(crate) struct Job {
 ///
 /// The order is kept in two arrays side by side, the waiting job k (in
 /// queue order) at index `head + k`: its slab index with the exclusive flag
-/// (bit 7), and its core count. `head` stays below 64 (the jobs move down
-/// when it gets there), so the window is always 16 contiguous counts: the
-/// turn compares them with the free cores in one sweep without a branch.
+/// (bit 7), and its core count as a key (the count, 32,767 for any larger
+/// one). `head` stays below 64 (the jobs move down when it gets there), so
+/// the window is always 16 contiguous keys: the turn compares them with
+/// the free cores as one vector of 16 lanes, without a branch.
 pub(crate) struct Queue {
     /// The slab, on the heap and grown on demand: entry `k` exists once `k`
     /// jobs have waited at the same time. A run that enqueues nothing
@@ -59,8 +60,9 @@ pub(crate) struct Queue {
     placed_before: u64,
     /// The slab index of each waiting job, with [`EXCLUSIVE`].
     order: [u8; 2 * QUEUE_CAP],
-    /// The core count of each waiting job.
-    counts: [u32; 2 * QUEUE_CAP],
+    /// The key of each waiting job: its core count, or [`i16::MAX`] for a
+    /// larger one (a grid of more than 32,767 cores).
+    keys: [i16; 2 * QUEUE_CAP],
     head: usize,
     pub(super) len: usize,
     /// Free slab entries as bits.
@@ -69,6 +71,12 @@ pub(crate) struct Queue {
 
 /// The exclusive flag in an order entry.
 pub(super) const EXCLUSIVE: u8 = 1 << 7;
+
+/// A job's key for the window's comparison: its core count, cut to 32,767.
+#[inline]
+fn key(count: u32) -> i16 {
+    count.min(i16::MAX as u32) as i16
+}
 
 /// The slab index of an order entry.
 #[inline]
@@ -84,7 +92,7 @@ impl Queue {
             placed: 0,
             placed_before: 0,
             order: [0; 2 * QUEUE_CAP],
-            counts: [0; 2 * QUEUE_CAP],
+            keys: [0; 2 * QUEUE_CAP],
             head: 0,
             len: 0,
             free: u64::MAX,
@@ -120,7 +128,7 @@ impl Queue {
         self.base[at] = self.placed + self.len as u64;
         let end = (self.head + self.len) % (2 * QUEUE_CAP);
         self.order[end] = at as u8 | exclusive;
-        self.counts[end] = job.count;
+        self.keys[end] = key(job.count);
         self.len += 1;
     }
 
@@ -134,17 +142,22 @@ impl Queue {
     /// The core count of the waiting job at `pos`.
     #[inline]
     pub(super) fn count(&self, pos: usize) -> u32 {
-        self.counts[(self.head + pos) % (2 * QUEUE_CAP)]
+        self.jobs
+            .get(entry_slab(self.entry(pos)))
+            .map_or(0, |job| job.count)
     }
 
     /// The bits of the places among the first `window` (at most 16) whose
-    /// job asks for at most `cores` cores: one comparison of 16 counts.
+    /// job may fit in `cores` cores: one comparison of 16 keys. Every job of
+    /// at most `cores` cores is among them; with more than 32,767 cores a
+    /// larger job may be too (its key is cut), which the allocator's exact
+    /// answer then turns down.
     #[inline]
     pub(super) fn fitting(&self, window: usize, cores: u64) -> u32 {
-        let cores = cores.min(u64::from(u32::MAX)) as u32;
-        // head < 64, so the 16 counts from head are inside the array.
-        let counts = u32x16::from_slice(&self.counts[self.head % QUEUE_CAP..][..WINDOW]);
-        let bits = counts.simd_le(u32x16::splat(cores)).to_bitmask() as u32;
+        let cores = cores.min(i16::MAX as u64) as i16;
+        // head < 64, so the 16 keys from head are inside the array.
+        let keys = i16x16::from_slice(&self.keys[self.head % QUEUE_CAP..][..WINDOW]);
+        let bits = keys.simd_le(i16x16::splat(cores)).to_bitmask() as u32;
         bits & ((1 << window) - 1)
     }
 
@@ -191,7 +204,7 @@ impl Queue {
         let mut to = end;
         for from in (0..end).rev() {
             self.order[head + to - 1] = self.order[head + from];
-            self.counts[head + to - 1] = self.counts[head + from];
+            self.keys[head + to - 1] = self.keys[head + from];
             to -= usize::from(placed & (1 << from) == 0);
         }
         self.head = head + removed;
@@ -201,7 +214,7 @@ impl Queue {
             let (head, len) = (self.head % QUEUE_CAP, self.len);
             self.order
                 .copy_within(QUEUE_CAP + head..QUEUE_CAP + head + len, head);
-            self.counts
+            self.keys
                 .copy_within(QUEUE_CAP + head..QUEUE_CAP + head + len, head);
             self.head = head;
         }
@@ -221,9 +234,9 @@ impl Queue {
                 // Its place drops by the jobs dropped ahead of it; its
                 // overtake count does not (module doc).
                 self.base[at] -= u64::from(dropped);
-                let count = self.count(pos);
+                let key = self.keys[(self.head + pos) % (2 * QUEUE_CAP)];
                 self.order[self.head + kept] = entry;
-                self.counts[self.head + kept] = count;
+                self.keys[self.head + kept] = key;
                 kept += 1;
             }
         }
@@ -366,11 +379,13 @@ mod moving_down {
         assert_eq!(q.fitting(16, 1), 0b0100_1001_0010_0100);
     }
 
-    /// Counts past 16 bits (a grid out of range, S25, still runs as the
-    /// reference model runs it): 70,000 and 5 cores; 69,999 free cores fit
-    /// only the second, 70,000 both, and more than u32 cores fit every job.
+    /// Counts past 15 bits (a grid of up to 65,535 cores, S25, or one out
+    /// of range, which still runs as the reference model runs it): jobs of
+    /// 70,000 and 5 cores. 69,999 free cores must offer the second; the first
+    /// is offered too (both keys are cut to 32,767), and the allocator's
+    /// exact answer turns it down. 4 free cores offer neither.
     #[test]
-    fn large_counts_compare_whole() {
+    fn large_counts_are_cut_in_the_keys() {
         let mut q = Queue::new();
         for (id, count) in [(0, 70_000), (1, 5)] {
             q.push(Job {
@@ -379,9 +394,11 @@ mod moving_down {
                 ..Job::default()
             });
         }
-        assert_eq!(q.fitting(2, 69_999), 0b10);
+        assert_eq!(q.fitting(2, 69_999), 0b11);
         assert_eq!(q.fitting(2, 70_000), 0b11);
-        assert_eq!(q.fitting(2, u64::MAX), 0b11);
+        assert_eq!(q.fitting(2, 4), 0b00);
+        assert_eq!(q.fitting(2, 5), 0b10);
+        assert_eq!(q.fitting(2, 32_766), 0b10);
         assert_eq!(q.count(0), 70_000);
     }
 }
