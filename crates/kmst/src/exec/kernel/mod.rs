@@ -6,12 +6,18 @@
 //! - Each busy slot keeps its acknowledgement pass and deadline pass;
 //!   `next_change` is the minimum of both over the busy slots, so a pass
 //!   before it skips the sweep and the deadline phase entirely, and the idle
-//!   skip (machine.rs) knows the next pass where anything can happen.
-//! - The group allocator sorts the at most 16 busy groups on the stack.
+//!   skip (machine.rs) knows the next pass where anything can happen. An
+//!   ack wheel of 64 passes lets a sweep find the slots it frees without
+//!   walking the busy ones ([`Kernel::sweep`]).
+//! - The completion models are evaluated in sequence order ([`Delays`],
+//!   [`Results`]): a cycle is a counter, not a division per command.
+//! - The group allocator sorts the at most 16 busy groups, and knows the
+//!   widest free stretch between them: a job fits exactly when its count is
+//!   at most that.
 //! - The queue is a fixed slab of 64 jobs plus the insertion order as slab
-//!   indices and core counts, so a job leaving from the middle moves bytes,
-//!   not jobs, and the queue's turn finds the jobs that fit without a
-//!   branch. Nothing here allocates after set-up.
+//!   indices and core-count keys, so a job leaving from the middle moves
+//!   bytes, not jobs, and the queue's turn finds the jobs that fit without
+//!   a branch. Nothing here allocates after set-up.
 
 #![forbid(unsafe_code)]
 

@@ -1,7 +1,8 @@
-//! The job queue (S18, S20): a fixed slab of 64 jobs plus an order ring of
-//! packed words in insertion order, so the queue's turn reads its window
-//! from contiguous memory and a job leaving from the middle moves words, not
-//! jobs. Nothing here allocates after set-up but the slab's first growth.
+//! The job queue (S18, S20): a fixed slab of 64 jobs plus the insertion
+//! order as slab indices and 16-bit keys of the core counts, so the queue's
+//! turn compares its window's 16 keys at once and a job leaving from the
+//! middle moves bytes, not jobs. Nothing here allocates after set-up but the
+//! slab's first growth.
 //!
 //! **Overtake counts are computed, not counted.** A job is overtaken when a
 //! job behind it is placed (S20). With `placed` the number of jobs the queue
