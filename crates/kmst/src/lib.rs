@@ -16,6 +16,8 @@
 //! crate `kmst-harness`; the `kmst` command line in crate `kmst-cli`.
 
 #![feature(explicit_tail_calls)]
+// The queue's turn compares the window's 16 core counts at once (exec/kernel/queue.rs).
+#![feature(portable_simd)]
 #![cfg_attr(kmst_preserve_none, feature(rust_preserve_none_cc))]
 #![allow(incomplete_features)]
 // Unsafe code lives in the interpreter (`exec`) alone, every block with its

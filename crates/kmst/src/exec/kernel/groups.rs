@@ -1,6 +1,7 @@
 //! The group allocator (docs/spec.md "The kernel", S20): the busy slots'
 //! groups sorted by first core on the stack, and the lowest first core where
-//! a job's group overlaps none of them.
+//! a job's group overlaps none of them, and the widest free stretch (so
+//! that a job that cannot fit costs one comparison).
 
 use super::Slot;
 use crate::format::SLOTS;
@@ -43,6 +44,19 @@ impl Groups {
         self.len += 1;
     }
 
+    /// The most cores of one free stretch of `0 .. core_count` between the
+    /// groups: a job fits somewhere (`lowest_fit` finds room) exactly when
+    /// its count is at most this.
+    pub(super) fn widest_gap(&self, core_count: u32) -> u64 {
+        let mut reach = 0u64;
+        let mut widest = 0u64;
+        for &(first, end) in &self.list[..self.len] {
+            widest = widest.max(first.saturating_sub(reach));
+            reach = reach.max(end);
+        }
+        widest.max(u64::from(core_count).saturating_sub(reach))
+    }
+
     /// The lowest `first` in `0 ..= core_count - count` whose range overlaps
     /// no busy group (docs/spec.md "The kernel", S20): walking the groups by
     /// first core, the candidate is 0 or the furthest end seen so far.
@@ -57,5 +71,34 @@ impl Groups {
         }
         // candidate + count <= core_count keeps the candidate within u32.
         (candidate + count <= u64::from(core_count)).then_some(candidate as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Groups [3, 5) and [4, 10) overlap, [20, 22) stands alone, on a grid
+    /// of 30: free are [0, 3) (3 cores), [10, 20) (10) and [22, 30) (8).
+    #[test]
+    fn widest_gap_and_lowest_fit_agree() {
+        let mut g = Groups {
+            list: [(0, 0); SLOTS],
+            len: 0,
+        };
+        g.insert(20, 2);
+        g.insert(4, 6);
+        g.insert(3, 2);
+        assert_eq!(g.widest_gap(30), 10);
+        assert_eq!(g.lowest_fit(3, 30), Some(0));
+        assert_eq!(g.lowest_fit(4, 30), Some(10));
+        assert_eq!(g.lowest_fit(10, 30), Some(10));
+        assert_eq!(g.lowest_fit(11, 30), None);
+        // On a grid of 21 the last group reaches past it: [10, 20) is widest.
+        assert_eq!(g.widest_gap(21), 10);
+        // A full grid has no room.
+        g.insert(0, 30);
+        assert_eq!(g.widest_gap(30), 0);
+        assert_eq!(g.lowest_fit(1, 30), None);
     }
 }

@@ -6,11 +6,18 @@
 //! - Each busy slot keeps its acknowledgement pass and deadline pass;
 //!   `next_change` is the minimum of both over the busy slots, so a pass
 //!   before it skips the sweep and the deadline phase entirely, and the idle
-//!   skip (machine.rs) knows the next pass where anything can happen.
-//! - The group allocator sorts the at most 16 busy groups on the stack.
-//! - The queue is a fixed slab of 64 jobs plus an order array of slab
-//!   indices (insertion order), so a job leaving from the middle moves bytes,
-//!   not jobs. Nothing here allocates after set-up.
+//!   skip (machine.rs) knows the next pass where anything can happen. An
+//!   ack wheel of 64 passes lets a sweep find the slots it frees without
+//!   walking the busy ones ([`Kernel::sweep`]).
+//! - The completion models are evaluated in sequence order ([`Delays`],
+//!   [`Results`]): a cycle is a counter, not a division per command.
+//! - The group allocator sorts the at most 16 busy groups, and knows the
+//!   widest free stretch between them: a job fits exactly when its count is
+//!   at most that.
+//! - The queue is a fixed slab of 64 jobs plus the insertion order as slab
+//!   indices and core-count keys, so a job leaving from the middle moves
+//!   bytes, not jobs, and the queue's turn finds the jobs that fit without
+//!   a branch. Nothing here allocates after set-up.
 
 #![forbid(unsafe_code)]
 
@@ -22,17 +29,19 @@ pub(crate) use queue::QUEUE_CAP;
 pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 
 use self::groups::{Groups, overlaps};
-use self::queue::{ENTRY_EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_count, entry_slab};
+use self::queue::{EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_slab};
 use super::handler::Exit;
 use super::observer::Observer;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
-use crate::reference::{Event, Params, Reason, SubmittedCommand};
+use crate::reference::{Delay, Event, Params, Reason, ResultModel, SubmittedCommand};
 
 /// The owner of host-queued jobs and host commands.
 pub(crate) const HOST: u16 = u16::MAX;
 /// The most streams that run at once.
 pub(crate) const MAX_STREAMS: usize = 4;
+/// How many passes ahead the ack wheel reaches (a power of two, 64 bits).
+const ACK_WHEEL: usize = 64;
 
 /// One busy completion slot.
 #[derive(Clone, Copy, Debug, Default)]
@@ -49,6 +58,66 @@ pub(crate) struct Slot {
     pub owner: u16,
     pub pc: u32,
     pub seq: u64,
+}
+
+/// The delay model (S23) as the kernel evaluates it for each command in
+/// sequence order: a cycle keeps `sequence % modulo` as a counter instead
+/// of dividing per command; a table or a closure goes through
+/// [`Params::delay_of`] on the record.
+#[derive(Clone, Copy, Debug)]
+enum Delays {
+    Fixed(u64),
+    Never,
+    /// `base + sequence % modulo`; `at` is the next command's `sequence % modulo`.
+    Cycle {
+        base: u64,
+        modulo: u64,
+        at: u64,
+    },
+    General,
+}
+
+impl Delays {
+    /// The model before the first command (sequence 0).
+    fn of(delay: &Delay) -> Delays {
+        match *delay {
+            Delay::Fixed(d) => Delays::Fixed(u64::from(d)),
+            // A cycle of modulo 0 is out of range (S25); the model says never.
+            Delay::Never | Delay::Cycle { modulo: 0, .. } => Delays::Never,
+            Delay::Cycle { base, modulo } => Delays::Cycle {
+                base: u64::from(base),
+                modulo: u64::from(modulo),
+                at: 0,
+            },
+            Delay::Table(_) | Delay::Custom(_) => Delays::General,
+        }
+    }
+}
+
+/// The result model (S23) as the kernel evaluates it: the common ones
+/// without a look at the record; a table or a closure through
+/// [`Params::result_of`].
+#[derive(Clone, Copy, Debug)]
+enum Results {
+    Zero,
+    /// The low 32 bits of the sequence number.
+    Sequence,
+    /// Argument k, 0..=9.
+    Arg(usize),
+    General,
+}
+
+impl Results {
+    fn of(result: &ResultModel) -> Results {
+        match *result {
+            ResultModel::Zero => Results::Zero,
+            ResultModel::Sequence => Results::Sequence,
+            ResultModel::Arg(k) if k <= 9 => Results::Arg(usize::from(k)),
+            // An argument above 9 is out of range (S25); the model gives 0.
+            ResultModel::Arg(_) => Results::Zero,
+            ResultModel::Table(_) | ResultModel::Custom(_) => Results::General,
+        }
+    }
 }
 
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
@@ -79,8 +148,25 @@ pub(crate) struct Kernel {
     pub record_owners: bool,
     /// The run's parameters (the completion models are evaluated through them).
     pub params: Params,
+    /// The delay model as the kernel evaluates it.
+    delays: Delays,
+    /// The result model as the kernel evaluates it.
+    results: Results,
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
+    /// The minimum ack or deadline pass over the slots the last sweep left busy.
+    swept_next_change: u64,
+    /// The ack wheel: bucket `a % 64` holds the busy slots acknowledged in
+    /// pass `a`, for every ack less than 64 passes after its submit.
+    wheel: [u16; ACK_WHEEL],
+    /// The buckets of `wheel` that are not empty.
+    wheel_bits: u64,
+    /// The busy slots acknowledged later than that, or never.
+    far: u16,
+    /// The minimum ack over `far` (`u64::MAX` when none).
+    far_next: u64,
+    /// The minimum deadline over the busy slots (`u64::MAX` when none).
+    min_deadline: u64,
     pub stopped: bool,
     /// The queue turn's sorted busy groups, rebuilt in place each turn (a
     /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
@@ -105,7 +191,15 @@ impl Kernel {
             owners: Vec::new(),
             record_owners: false,
             params: params.clone(),
+            delays: Delays::of(&params.delay),
+            results: Results::of(&params.result),
             queue_moved: false,
+            swept_next_change: u64::MAX,
+            wheel: [0; ACK_WHEEL],
+            wheel_bits: 0,
+            far: 0,
+            far_next: u64::MAX,
+            min_deadline: u64::MAX,
             stopped: false,
             groups: Groups {
                 list: [(0, 0); SLOTS],
@@ -145,7 +239,12 @@ impl Kernel {
     }
 
     /// Takes the lowest free slot for a command and records it (S19).
+    ///
+    /// Inlined into its callers: the record is written once, straight into
+    /// the answer, and the models read it there (a record built on the stack
+    /// and moved cost two copies of its 80 bytes per command).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn take_slot<O: Observer>(
         &mut self,
         owner: u16,
@@ -154,42 +253,56 @@ impl Kernel {
         t_flags: u8,
         first: u32,
         count: u32,
-        args: [u32; 10],
+        args: &[u32; 10],
         pc: u32,
         queued: bool,
         obs: &mut O,
     ) {
         let slot = (!self.busy).trailing_zeros() as u8;
-        let record = SubmittedCommand {
-            sequence: self.seq,
+        let sequence = self.seq;
+        self.seq += 1;
+        let pass = self.pass;
+        self.commands.push(SubmittedCommand {
+            sequence,
             slot,
             handler: t_handler,
             first,
             count,
             flags: t_flags,
-            args,
-            pass_index: self.pass,
+            args: *args,
+            pass_index: pass,
             pc,
             queued,
+        });
+        // S23: both models are evaluated on the record at submit.
+        let delay = match &mut self.delays {
+            Delays::Fixed(d) => Some(*d),
+            Delays::Never => None,
+            Delays::Cycle { base, modulo, at } => {
+                let d = *base + *at;
+                let next = *at + 1;
+                *at = if next == *modulo { 0 } else { next };
+                Some(d)
+            }
+            Delays::General => self.commands.last().and_then(|r| self.params.delay_of(r)),
         };
-        self.seq += 1;
-        // S23: both models are evaluated on the record at submit; S12, P2:
-        // acknowledged in the sweep of pass p + 1 + d, exactly (never past u64).
-        let ack = self
-            .params
-            .delay_of(&record)
-            .and_then(|d| self.pass.checked_add(1)?.checked_add(d))
+        // S12, P2: acknowledged in the sweep of pass p + 1 + d, exactly
+        // (never past u64).
+        let ack = delay
+            .and_then(|d| pass.checked_add(1)?.checked_add(d))
             .unwrap_or(u64::MAX);
         let has_result = t_flags & flags::RESULT != 0;
-        let result = if has_result {
-            self.params.result_of(&record)
-        } else {
-            0
+        let result = match self.results {
+            _ if !has_result => 0,
+            Results::Zero => 0,
+            Results::Sequence => sequence as u32,
+            Results::Arg(k) => args.get(k).copied().unwrap_or(0),
+            Results::General => self.commands.last().map_or(0, |r| self.params.result_of(r)),
         };
         // S13, S31: deadline_passes, else the stream header's (both in
         // `fixed_deadline`), else the default in force now.
         let d = fixed_deadline.unwrap_or(self.default_deadline);
-        let deadline = self.pass.saturating_add(d);
+        let deadline = pass.saturating_add(d);
         self.slots[usize::from(slot)] = Slot {
             ack,
             deadline,
@@ -199,18 +312,30 @@ impl Kernel {
             has_result,
             owner,
             pc,
-            seq: record.sequence,
+            seq: sequence,
         };
-        self.busy |= 1 << slot;
+        let bit = 1u16 << slot;
+        self.busy |= bit;
+        // ack >= pass + 1 (S12), so the difference does not wrap.
+        if ack - pass < ACK_WHEEL as u64 {
+            let bucket = (ack % ACK_WHEEL as u64) as usize;
+            self.wheel[bucket] |= bit;
+            self.wheel_bits |= 1 << bucket;
+        } else {
+            self.far |= bit;
+            self.far_next = self.far_next.min(ack);
+        }
+        self.min_deadline = self.min_deadline.min(deadline);
         self.next_change = self.next_change.min(ack).min(deadline);
-        obs.on_submit(slot, record.sequence, self.pass, queued);
-        self.commands.push(record);
+        obs.on_submit(slot, sequence, pass, queued);
         if self.record_owners {
             self.owners.push(owner);
         }
     }
 
     /// SUBMIT (S18): error 11, then wait for a slot, then the exclusive waits.
+    /// Inlined into the SUBMIT handler (a call cost a frame per command).
+    #[inline(always)]
     pub fn submit<O: Observer>(
         &mut self,
         s: &mut StreamMeta,
@@ -251,14 +376,16 @@ impl Kernel {
         }
         let args = patched(t, regs);
         self.take_slot(
-            s.index, s.deadline, t.handler, t.flags, first, count, args, pc, false, obs,
+            s.index, s.deadline, t.handler, t.flags, first, count, &args, pc, false, obs,
         );
         s.in_flight += 1;
         s.pending += 1;
         Ok(())
     }
 
-    /// ENQUEUE (S18): error 9, then wait while the queue is full.
+    /// ENQUEUE (S18): error 9, then wait while the queue is full. Inlined
+    /// into the ENQUEUE handler, as SUBMIT is.
+    #[inline(always)]
     pub fn enqueue(
         &mut self,
         s: &mut StreamMeta,
@@ -324,7 +451,7 @@ impl Kernel {
             flag_byte,
             first,
             count,
-            args,
+            &args,
             0,
             false,
             obs,
@@ -360,80 +487,144 @@ impl Kernel {
     }
 
     /// The queue's turn (S20). Sets `queue_moved` when a job was placed.
+    /// The test for an empty queue or no free slot is inlined into the pass
+    /// loop (a run that queues nothing paid a call per pass for it).
+    #[inline(always)]
     pub fn queue_turn<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
+        if self.queue.len != 0 && self.busy != u16::MAX {
+            self.queue_turn_window(streams, obs);
+        }
+    }
+
+    /// The queue's turn on a non-empty queue with a free slot.
+    ///
+    /// A job fits exactly when its count is at most the widest free stretch
+    /// between the busy groups (groups.rs), so a job that cannot be placed
+    /// costs a comparison, and the allocator walks the groups only for a job
+    /// that is placed. The free cores only shrink during the turn, so after
+    /// a placement the candidates are the jobs behind it that still fit:
+    /// one branch-free comparison of the window's 16 counts finds them
+    /// (queue.rs). The placed jobs leave the order once, at the end.
+    ///
+    /// A job not placed ends the turn when it was overtaken 1,024 times
+    /// (S20). Counts never grow along the queue (queue.rs), and a job behind
+    /// the one looked at has not been overtaken in this turn yet, so unless
+    /// the head is that far no job of the window is, and none gets there
+    /// before it is looked at; otherwise the turn looks at every job in turn.
+    #[inline(never)]
+    fn queue_turn_window<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
-        if window == 0 || self.busy == u16::MAX {
+        self.groups.rebuild(self.busy, &self.slots);
+        let mut gap = self.groups.widest_gap(self.core_count);
+        // With no free core nothing can be placed; a turn that places
+        // nothing changes nothing, however it ends.
+        if gap == 0 {
             return;
         }
-        self.groups.rebuild(self.busy, &self.slots);
-        // The busy groups only grow during the turn, so once a job of `unfit`
-        // cores found no room, no job of as many cores or more can: those are
-        // not submitted without asking the allocator again (exact, S20).
-        let mut unfit = u32::MAX;
-        // smallest[w]: the fewest cores any job from window place w on asks
-        // for. When it is `unfit` or more and no job is starving, nothing more
-        // can be submitted or end the turn: the rest of the window is skipped.
-        let mut smallest = [u32::MAX; WINDOW + 1];
-        for w in (0..window).rev() {
-            smallest[w] = smallest[w + 1].min(entry_count(self.queue.entry(w)));
+        if self.queue.overtaken(self.queue.entry(0), 0) >= STARVATION {
+            return self.queue_turn_in_order(window, gap, streams, obs);
         }
-        let mut removed = 0;
-        for (w, &least) in smallest[..window].iter().enumerate() {
-            if self.busy == u16::MAX || (least >= unfit && self.queue.starving == 0) {
+        // The places of the jobs that fit now: only they can be placed, and
+        // after each placement only those behind it that still fit.
+        let mut fits = self.queue.fitting(window, gap);
+        let mut placed = 0u32;
+        while fits != 0 {
+            let w = fits.trailing_zeros() as usize;
+            fits &= fits - 1;
+            let entry = self.queue.entry(w);
+            // An exclusive job only at the head: every job ahead of it placed.
+            if entry & EXCLUSIVE != 0 && placed != (1 << w) - 1 {
+                continue;
+            }
+            let count = self.queue.count(w);
+            let Some(first) = self.groups.lowest_fit(count, self.core_count) else {
+                continue;
+            };
+            self.place(entry, first, count, streams, obs);
+            placed |= 1 << w;
+            if self.busy == u16::MAX {
                 break;
             }
-            // Jobs looked at earlier either left (all before this one) or stayed.
-            let pos = w - removed;
-            let entry = self.queue.entry(pos);
-            let count = entry_count(entry);
-            // An exclusive job only at the head; a job no smaller than one
-            // that found no room finds none either.
-            let placed = if (entry & ENTRY_EXCLUSIVE != 0 && pos != 0) || count >= unfit {
-                None
-            } else {
-                let first = self.groups.lowest_fit(count, self.core_count);
-                if first.is_none() {
-                    unfit = count;
-                }
-                first
-            };
-            match placed {
+            gap = self.groups.widest_gap(self.core_count);
+            fits &= self.queue.fitting(window, gap);
+        }
+        self.queue.remove_placed(placed);
+    }
+
+    /// The queue's turn when a job of the window may block (S20): every job
+    /// looked at in order, until one that blocks.
+    fn queue_turn_in_order<O: Observer>(
+        &mut self,
+        window: usize,
+        mut gap: u64,
+        streams: &mut [Stream],
+        obs: &mut O,
+    ) {
+        let mut placed = 0u32;
+        for w in 0..window {
+            if self.busy == u16::MAX {
+                break;
+            }
+            let entry = self.queue.entry(w);
+            let count = self.queue.count(w);
+            let first =
+                if u64::from(count) <= gap && (entry & EXCLUSIVE == 0 || placed == (1 << w) - 1) {
+                    self.groups.lowest_fit(count, self.core_count)
+                } else {
+                    None
+                };
+            match first {
                 Some(first) => {
-                    let job = self.queue.jobs[entry_slab(entry)];
-                    let fixed = if job.owner == HOST {
-                        self.params.deadline_passes
-                    } else {
-                        let s = &mut streams[usize::from(job.owner)].meta;
-                        s.in_flight += 1;
-                        s.deadline
-                    };
-                    self.take_slot(
-                        job.owner,
-                        fixed,
-                        job.handler,
-                        job.flags,
-                        first,
-                        count,
-                        job.args,
-                        job.pc,
-                        true,
-                        obs,
-                    );
-                    self.groups.insert(first, count);
-                    self.queue.remove(pos);
-                    self.queue.overtake(pos);
-                    removed += 1;
-                    self.queue_moved = true;
+                    self.place(entry, first, count, streams, obs);
+                    placed |= 1 << w;
+                    gap = self.groups.widest_gap(self.core_count);
                 }
                 None => {
-                    if self.queue.starving != 0
-                        && self.queue.overtaken[entry_slab(entry)] >= STARVATION
-                    {
+                    // Its place now: the jobs ahead of it that stayed.
+                    let pos = w - self.queue.placed_in_turn();
+                    if self.queue.overtaken(entry, pos) >= STARVATION {
                         break;
                     }
                 }
             }
         }
+        self.queue.remove_placed(placed);
+    }
+
+    /// The queue submits the job of `entry` on `[first, first + count)`
+    /// (S20): it takes the lowest free slot as in S19.
+    #[inline(always)]
+    fn place<O: Observer>(
+        &mut self,
+        entry: u8,
+        first: u32,
+        count: u32,
+        streams: &mut [Stream],
+        obs: &mut O,
+    ) {
+        let job = self.queue.jobs[entry_slab(entry)];
+        let fixed = if job.owner == HOST {
+            self.params.deadline_passes
+        } else {
+            let s = &mut streams[usize::from(job.owner)].meta;
+            s.in_flight += 1;
+            s.deadline
+        };
+        self.take_slot(
+            job.owner,
+            fixed,
+            job.handler,
+            job.flags,
+            first,
+            count,
+            &job.args,
+            job.pc,
+            true,
+            obs,
+        );
+        self.groups.insert(first, count);
+        self.queue.placed(entry);
+        self.queue_moved = true;
     }
 
     /// Drops a failed stream's queued jobs (S21).
@@ -442,31 +633,85 @@ impl Kernel {
         s.pending -= dropped;
     }
 
-    /// The sweep of this pass (S12): frees acknowledged slots, lowest first.
+    /// The sweep of this pass (S12): frees acknowledged slots, lowest
+    /// first, and finds the next pass where a slot changes (for
+    /// [`Kernel::refresh_next_change`] and [`Kernel::lowest_late`]).
+    ///
+    /// The slots acknowledged now are the wheel's bucket for this pass (an
+    /// ack at most 63 passes after its submit is in bucket `ack % 64`, and
+    /// every earlier ack was swept in its own pass: the sweep runs whenever
+    /// a busy slot's ack is due), plus, when one is due, those of the far
+    /// slots whose ack is this pass. So a sweep costs the slots it frees,
+    /// not the busy ones. The next change is the wheel's next bucket, the
+    /// far slots' next ack or the earliest deadline, which is walked for
+    /// again only when a slot that had it is freed.
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let pass = self.pass;
-        let mut busy = self.busy;
-        while busy != 0 {
-            let slot = busy.trailing_zeros() as usize;
-            busy &= busy - 1;
-            let s = self.slots[slot];
-            if s.ack == pass {
-                self.busy &= !(1 << slot);
-                if s.owner != HOST {
-                    let owner = &mut streams[usize::from(s.owner)].meta;
-                    if s.has_result {
-                        owner.latest_result = s.result;
-                    }
-                    owner.pending -= 1;
-                    owner.in_flight -= 1;
+        let bucket = (pass % ACK_WHEEL as u64) as usize;
+        let mut acked = self.wheel[bucket];
+        self.wheel[bucket] = 0;
+        self.wheel_bits &= !(1 << bucket);
+        if self.far_next <= pass {
+            let mut far = self.far;
+            let mut next = u64::MAX;
+            while far != 0 {
+                let slot = far.trailing_zeros() as usize;
+                let bit = 1u16 << slot;
+                far &= !bit;
+                let ack = self.slots[slot].ack;
+                if ack == pass {
+                    acked |= bit;
+                    self.far &= !bit;
+                } else {
+                    next = next.min(ack);
                 }
-                obs.on_ack(slot as u8, s.seq, pass);
             }
+            self.far_next = next;
         }
+        acked &= self.busy;
+        self.busy &= !acked;
+        let mut deadline_freed = false;
+        while acked != 0 {
+            let slot = acked.trailing_zeros() as usize;
+            acked &= acked - 1;
+            let s = &self.slots[slot];
+            deadline_freed |= s.deadline == self.min_deadline;
+            if s.owner != HOST {
+                let owner = &mut streams[usize::from(s.owner)].meta;
+                if s.has_result {
+                    owner.latest_result = s.result;
+                }
+                owner.pending -= 1;
+                owner.in_flight -= 1;
+            }
+            obs.on_ack(slot as u8, s.seq, pass);
+        }
+        if deadline_freed {
+            let mut busy = self.busy;
+            let mut min = u64::MAX;
+            while busy != 0 {
+                min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
+                busy &= busy - 1;
+            }
+            self.min_deadline = min;
+        }
+        // The wheel's acks left are in pass + 1 ..= pass + 63.
+        let next_wheel = if self.wheel_bits == 0 {
+            u64::MAX
+        } else {
+            let from = ((pass + 1) % ACK_WHEEL as u64) as u32;
+            pass + 1 + u64::from(self.wheel_bits.rotate_right(from).trailing_zeros())
+        };
+        self.swept_next_change = next_wheel.min(self.far_next).min(self.min_deadline);
     }
 
     /// The lowest late slot after this pass's sweep, if any (S13, S14).
+    /// None can be unless the earliest deadline of a busy slot is due.
+    #[inline]
     pub fn lowest_late(&self) -> Option<usize> {
+        if self.min_deadline > self.pass {
+            return None;
+        }
         let mut busy = self.busy;
         while busy != 0 {
             let slot = busy.trailing_zeros() as usize;
@@ -478,16 +723,10 @@ impl Kernel {
         None
     }
 
-    /// Recomputes `next_change` after slots were freed.
+    /// Sets `next_change` after this pass's sweep freed slots.
+    #[inline]
     pub fn refresh_next_change(&mut self) {
-        let mut next = u64::MAX;
-        let mut busy = self.busy;
-        while busy != 0 {
-            let s = &self.slots[busy.trailing_zeros() as usize];
-            next = next.min(s.ack).min(s.deadline);
-            busy &= busy - 1;
-        }
-        self.next_change = next;
+        self.next_change = self.swept_next_change;
     }
 }
 
@@ -499,10 +738,142 @@ fn patched(t: &Tmpl, regs: &[u32; 16]) -> [u32; 10] {
     for &(arg, reg) in &t.patches[..usize::from(t.patch_count).min(4)] {
         // Program::decode checked arg < 10 and reg < 16 (S5); the masks keep
         // the bounds checks out without changing an in-range value.
-        args[usize::from(arg) % 10] = regs[usize::from(reg & 15)];
+        args[usize::from(arg).min(9)] = regs[usize::from(reg & 15)];
     }
     args
 }
 
 #[allow(dead_code)]
 const _: () = assert!(MAX_STREAMS <= 4 && (QUEUE_CAP as u32) < u32::MAX);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::observer::NoObserver;
+
+    /// S23's cycle(2, 3): command k's delay is 2 + k % 3, so in pass 0
+    /// (acknowledged in pass 1 + d, S12) commands 0..7 are acknowledged in
+    /// passes 3, 4, 5, 3, 4, 5, 3; fixed(7) gives 8 for each; never, u64::MAX.
+    #[test]
+    fn the_delay_models_counted_in_sequence_order() {
+        let cases = [
+            (
+                Delay::Cycle { base: 2, modulo: 3 },
+                vec![3, 4, 5, 3, 4, 5, 3],
+            ),
+            (Delay::Fixed(7), vec![8; 7]),
+            (Delay::Never, vec![u64::MAX; 7]),
+            (Delay::Cycle { base: 9, modulo: 1 }, vec![10; 7]),
+            (
+                Delay::Table(vec![Some(0), None]),
+                vec![1, u64::MAX, 1, u64::MAX, 1, u64::MAX, 1],
+            ),
+        ];
+        for (delay, acks) in cases {
+            let params = Params {
+                delay: delay.clone(),
+                ..Params::default()
+            };
+            let mut k = Kernel::new(&params);
+            for _ in 0..7 {
+                k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                    .unwrap();
+            }
+            let got: Vec<u64> = k.slots[..7].iter().map(|s| s.ack).collect();
+            assert_eq!(got, acks, "{delay:?}");
+        }
+    }
+
+    /// S23's result models on commands 0, 1, 2 with args [10, 11, ..., 19]
+    /// and the result flag: sequence gives 0, 1, 2; arg(2) gives 12 each
+    /// time; table([5, 6]) gives 5, 6, 5; arg(12) is out of range (S25) and
+    /// gives 0; zero gives 0. Without the result flag every result is 0.
+    #[test]
+    fn the_result_models_on_the_record() {
+        let args: [u32; 10] = std::array::from_fn(|i| 10 + i as u32);
+        let cases = [
+            (ResultModel::Sequence, [0, 1, 2]),
+            (ResultModel::Arg(2), [12, 12, 12]),
+            (ResultModel::Table(vec![5, 6]), [5, 6, 5]),
+            (ResultModel::Arg(12), [0, 0, 0]),
+            (ResultModel::Zero, [0, 0, 0]),
+        ];
+        for (model, results) in cases {
+            let params = Params {
+                result: model.clone(),
+                ..Params::default()
+            };
+            for (flag, expected) in [(flags::RESULT, results), (0, [0, 0, 0])] {
+                let mut k = Kernel::new(&params);
+                for _ in 0..3 {
+                    k.host_submit(1, 0, 1, args, flag, 0, &mut NoObserver)
+                        .unwrap();
+                }
+                let got: Vec<u32> = k.slots[..3].iter().map(|s| s.result).collect();
+                assert_eq!(got, expected, "{model:?}, flag {flag}");
+            }
+        }
+    }
+
+    /// Delays 4, 8, 100 by table and deadline_passes 5 (S12, S13): in
+    /// pass 0 commands 0 and 1 take slots 0 (ack 5, deadline 5) and 1 (ack
+    /// 9, deadline 5); in pass 2 command 2 takes slot 2 (ack 103, beyond the
+    /// wheel; deadline 7). Each pass below is swept as if the run went on.
+    #[test]
+    fn the_sweep_frees_then_finds_the_late_and_the_next_change() {
+        let params = Params {
+            delay: Delay::Table(vec![Some(4), Some(8), Some(100)]),
+            deadline_passes: Some(5),
+            ..Params::default()
+        };
+        let mut k = Kernel::new(&params);
+        let submit = |k: &mut Kernel| {
+            k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                .unwrap()
+        };
+        submit(&mut k);
+        submit(&mut k);
+        k.pass = 2;
+        submit(&mut k);
+        assert_eq!(k.busy, 0b111);
+        assert_eq!(k.next_change, 5);
+        let sweep = |k: &mut Kernel, pass| {
+            k.pass = pass;
+            k.sweep(&mut [], &mut NoObserver);
+            k.refresh_next_change();
+            (k.busy, k.lowest_late(), k.next_change)
+        };
+        // Pass 5: slot 0 is freed before the deadline phase, so it is not
+        // late; slot 1 is (deadline 5). Next: min(9, 103, 5, 7) = 5.
+        assert_eq!(sweep(&mut k, 5), (0b110, Some(1), 5));
+        // Pass 7: nothing acknowledged; slot 1 still the lowest late.
+        assert_eq!(sweep(&mut k, 7), (0b110, Some(1), 5));
+        // Pass 9: slot 1 freed; slot 2 late since 7. Next: min(103, 7).
+        assert_eq!(sweep(&mut k, 9), (0b100, Some(2), 7));
+        // Pass 103: slot 2 freed from beyond the wheel; nothing left.
+        assert_eq!(sweep(&mut k, 103), (0, None, u64::MAX));
+    }
+
+    /// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it:
+    /// delays 62 and 63 from pass 0 are acks 63 and 64. Swept in pass 63
+    /// (slot 0) and 64 (slot 1), each in its own pass and no other.
+    #[test]
+    fn the_wheel_and_beyond_it() {
+        let params = Params {
+            delay: Delay::Table(vec![Some(62), Some(63)]),
+            ..Params::default()
+        };
+        let mut k = Kernel::new(&params);
+        for _ in 0..2 {
+            k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                .unwrap();
+        }
+        assert_eq!((k.wheel_bits, k.far), (1 << 63, 0b10));
+        for (pass, busy, next) in [(62, 0b11, 63), (63, 0b10, 64), (64, 0, u64::MAX)] {
+            k.pass = pass;
+            k.sweep(&mut [], &mut NoObserver);
+            k.refresh_next_change();
+            assert_eq!((k.busy, k.next_change), (busy, next), "pass {pass}");
+        }
+    }
+}

@@ -91,3 +91,63 @@ pub(crate) struct Stream {
     pub regs: [u32; 16],
     pub end: StreamEnd,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::kernel::queue::Job;
+    use crate::reference::Params;
+
+    fn stream(pending: u32) -> StreamMeta {
+        StreamMeta {
+            pc: 0,
+            steps: 0,
+            max_steps: 1,
+            pending,
+            in_flight: 0,
+            latest_result: 0,
+            req: 0,
+            deadline: None,
+            life: Life::Active,
+            index: 0,
+            program: 0,
+            exclusive_mark: None,
+            waiting: Waiting::No,
+        }
+    }
+
+    /// S18's waits, each with its condition on and off: SUBMIT waits while
+    /// all 16 slots are busy, ENQUEUE while 64 jobs wait, WAIT 2 while more
+    /// than 2 are pending, HALT while anything is.
+    #[test]
+    fn each_wait_holds_on_its_own_condition() {
+        let mut k = Kernel::new(&Params::default());
+        let (none, three, one) = (stream(0), stream(3), stream(1));
+        for w in [Waiting::No, Waiting::Slots, Waiting::QueueFull] {
+            assert!(!w.holds(&k, &three), "{w:?}");
+        }
+        assert!(Waiting::Pending(2).holds(&k, &three));
+        assert!(!Waiting::Pending(3).holds(&k, &three));
+        assert!(Waiting::Halt.holds(&k, &one));
+        assert!(!Waiting::Halt.holds(&k, &none));
+        // 15 busy slots are not all 16.
+        k.busy = 0x7FFF;
+        assert!(!Waiting::Slots.holds(&k, &none));
+        k.busy = u16::MAX;
+        assert!(Waiting::Slots.holds(&k, &none));
+        assert!(!Waiting::QueueFull.holds(&k, &none));
+        for id in 0..QUEUE_CAP as u64 {
+            k.queue.push(Job {
+                id,
+                count: 1,
+                ..Job::default()
+            });
+            // 63 waiting jobs are not a full queue.
+            assert_eq!(Waiting::QueueFull.holds(&k, &none), id == 63);
+        }
+        // Nothing pending: neither WAIT 0 nor HALT waits, whatever is full.
+        assert!(!Waiting::Pending(0).holds(&k, &none));
+        assert!(!Waiting::Halt.holds(&k, &none));
+        assert!(!Waiting::No.holds(&k, &three));
+    }
+}
