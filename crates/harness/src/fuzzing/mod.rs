@@ -373,7 +373,7 @@ pub fn arbitrary_params(u: &mut Unstructured) -> Result<Params> {
             u.int_in_range(1..=150)?
         },
         region_size: 1 << 20,
-        turn_budget: *u.choose(&[1u32, 2, 3, 5, 8, 64, 64])?,
+        turn_budget: *u.choose(&[1u32, 2, 3, 5, 8, 63, 64, 64])?,
     })
 }
 
