@@ -15,7 +15,8 @@
 //!   field of every instruction below 16;
 //! - `ctx` the turn's live `Ctx<O>` (type-erased), whose pointers are
 //!   disjoint from `regs` and from the program;
-//! - `fuel >= 1`.
+//! - `fuel >= 1` for a counted handler; a head or charged handler (chain.rs)
+//!   may get 0, after a block that used the last unit.
 //!
 //! The decoder establishes the first two from a `CheckedUpload` (the check's
 //! reasons 3, 4 and 5), the stream turn the last two. Each `unsafe` block in
