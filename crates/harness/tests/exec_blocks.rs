@@ -85,6 +85,37 @@ fn a_loop_of_straight_blocks_cut_by_turns_everywhere() {
 }
 
 #[test]
+fn a_dependent_chain_through_the_accumulator_cut_everywhere() {
+    // Each micro-op of the loop body reads what the one before wrote (the
+    // forwarding variants, docs/dispatch.md "The accumulator"): turns and
+    // step limits that stop at any of them restart it from the registers.
+    let ops = vec![
+        op(Set, 3, 0, 0, 3),
+        op(Set, 1, 0, 0, 30),
+        op(Add, 4, 4, 1, 0),
+        op(Mul, 5, 4, 3, 0),
+        op(And, 6, 5, 4, 0),
+        op(Shr, 7, 6, 0, 3),
+        op(Add, 8, 8, 7, 0),
+        op(Sub, 9, 8, 9, 0),
+        op(Mov, 10, 9, 0, 0),
+        op(Addi, 11, 10, 0, 7),
+        op(Addi, 1, 1, 0, u32::MAX),
+        op(Jnz, 1, 0, 0, 2),
+        op(Halt, 11, 0, 0, 0),
+    ];
+    for budget in 1..=64 {
+        let params = Params {
+            turn_budget: budget,
+            ..Params::default()
+        };
+        for max_steps in [1, 5, 9, 100, 101, 102, 103, 104, 105, 106, 107, 108, 1_000] {
+            agree(&ops, max_steps, &params, "dependent chain");
+        }
+    }
+}
+
+#[test]
 fn jumps_into_a_block_and_long_blocks() {
     // JMP over the first of ADD+ADDI into the ADDI: the pair must not fuse.
     let ops = vec![

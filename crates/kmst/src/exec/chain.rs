@@ -16,7 +16,7 @@
 
 use std::marker::PhantomData;
 
-use super::bodies::{self, OpBody, exit_at, run_pair, run_pair_charged, step};
+use super::bodies::{self, OpBody, Regs, Src, exit_at, run_pair, run_pair_charged, step};
 use super::handler::{
     Exit, Free, HANDLERS, HEAD, Handler, Inst, OpIndex, TABLE_LEN, for_each_fused, handler_fn,
     len_in_imm, tail_call,
@@ -47,6 +47,7 @@ pub(crate) trait Unit {
         regs: *mut u32,
         ctx: *mut (),
         fuel: u32,
+        acc: &mut u32,
     ) -> Result<(*const Inst, u32), Exit>;
 
     /// Runs the unit inside a block whose head charged it; `fuel` is what
@@ -60,22 +61,27 @@ pub(crate) trait Unit {
         regs: *mut u32,
         ctx: *mut (),
         fuel: u32,
+        acc: &mut u32,
     ) -> Result<*const Inst, Exit>;
 }
 
-/// One micro-op body as a [`Unit`].
-pub(crate) struct One<B>(PhantomData<B>);
+/// One micro-op body as a [`Unit`], reading the operands `S` names from
+/// the accumulator when its block's head paid (a forwarding variant).
+pub(crate) struct One<B, S = Regs>(PhantomData<(B, S)>);
 
-impl<B: OpBody> Unit for One<B> {
+impl<B: OpBody, S: Src> Unit for One<B, S> {
     #[inline(always)]
     unsafe fn counted<O: Observer>(
         ip: *const Inst,
         regs: *mut u32,
         ctx: *mut (),
         fuel: u32,
+        acc: &mut u32,
     ) -> Result<(*const Inst, u32), Exit> {
         // SAFETY: the caller's contract.
-        unsafe { step::<B, O>(ip, regs, ctx, fuel).map(|next| (next, fuel - 1)) }
+        // A counted micro-op may be the first of a turn, with nothing in
+        // the accumulator: it reads the register file.
+        unsafe { step::<B, O, Regs>(ip, regs, ctx, fuel, acc).map(|next| (next, fuel - 1)) }
     }
 
     #[inline(always)]
@@ -84,10 +90,11 @@ impl<B: OpBody> Unit for One<B> {
         regs: *mut u32,
         ctx: *mut (),
         fuel: u32,
+        acc: &mut u32,
     ) -> Result<*const Inst, Exit> {
         // SAFETY: the caller's contract; a micro-op that stops ends its
         // block, so it gives its own unit back.
-        unsafe { step::<B, O>(ip, regs, ctx, fuel + 1) }
+        unsafe { step::<B, O, S>(ip, regs, ctx, fuel + 1, acc) }
     }
 }
 
@@ -101,10 +108,11 @@ impl<A: OpBody, B: OpBody> Unit for Pair<A, B> {
         regs: *mut u32,
         ctx: *mut (),
         fuel: u32,
+        acc: &mut u32,
     ) -> Result<(*const Inst, u32), Exit> {
         // SAFETY: the caller's contract: the decoder gave this index only to
         // an `A` followed by a `B` (run_pair's contract).
-        unsafe { run_pair::<A, B, O>(ip, regs, ctx, fuel) }
+        unsafe { run_pair::<A, B, O>(ip, regs, ctx, fuel, acc) }
     }
 
     #[inline(always)]
@@ -113,9 +121,10 @@ impl<A: OpBody, B: OpBody> Unit for Pair<A, B> {
         regs: *mut u32,
         ctx: *mut (),
         fuel: u32,
+        acc: &mut u32,
     ) -> Result<*const Inst, Exit> {
         // SAFETY: as `counted`.
-        unsafe { run_pair_charged::<A, B, O>(ip, regs, ctx, fuel) }
+        unsafe { run_pair_charged::<A, B, O>(ip, regs, ctx, fuel, acc) }
     }
 }
 
@@ -124,17 +133,18 @@ handler_fn! {
     ///
     /// # Safety
     /// The handler contract (handler.rs).
-    fn counted<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, _: Free, _: Free, ctx: *mut (), fuel: u32) -> Exit {
+    fn counted<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, acc: u32, _: Free, ctx: *mut (), fuel: u32) -> Exit {
         // SAFETY: the handler contract; every `next` a unit returns
         // satisfies it again (OpBody's contract), with at least one unit of
         // fuel left.
         unsafe {
-            match U::counted::<O>(ip, regs, ctx, fuel) {
+            let mut acc = acc;
+            match U::counted::<O>(ip, regs, ctx, fuel, &mut acc) {
                 Ok((next, fuel)) => {
                     if fuel == 0 {
                         return exit_at::<O>(ctx, next, 0, Exit::Fuel);
                     }
-                    tail_call!(Checked::<O, N>::of(next), next, regs, ctx, fuel)
+                    tail_call!(Checked::<O, N>::of(next), next, regs, acc, ctx, fuel)
                 }
                 Err(why) => why,
             }
@@ -148,12 +158,13 @@ handler_fn! {
     /// # Safety
     /// The handler contract (handler.rs), except that `fuel` may be 0 (the
     /// block's fuel was charged at its head).
-    fn charged<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, _: Free, _: Free, ctx: *mut (), fuel: u32) -> Exit {
+    fn charged<U: Unit, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, acc: u32, _: Free, ctx: *mut (), fuel: u32) -> Exit {
         // SAFETY: the handler contract; the next instruction is in the same
         // block (charged) or the next block's head, which tests the fuel.
         unsafe {
-            match U::charged::<O>(ip, regs, ctx, fuel) {
-                Ok(next) => tail_call!(N::of::<O>(next), next, regs, ctx, fuel),
+            let mut acc = acc;
+            match U::charged::<O>(ip, regs, ctx, fuel, &mut acc) {
+                Ok(next) => tail_call!(N::of::<O>(next), next, regs, acc, ctx, fuel),
                 Err(why) => why,
             }
         }
@@ -167,15 +178,16 @@ handler_fn! {
     /// # Safety
     /// The handler contract (handler.rs), except that `fuel` may be 0;
     /// `ip` is a head with its block's length in that field.
-    fn head<U: Unit, const IMM: bool, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, _: Free, _: Free, ctx: *mut (), fuel: u32) -> Exit {
+    fn head<U: Unit, const IMM: bool, O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, acc: u32, _: Free, ctx: *mut (), fuel: u32) -> Exit {
         // SAFETY: the handler contract; the block's other units are charged
         // handlers when the fuel covers the block, else counted ones.
         unsafe {
             let len = if IMM { (*ip).imm } else { u32::from((*ip).c) };
             let (left, short) = fuel.overflowing_sub(len);
             if !short {
-                match U::charged::<O>(ip, regs, ctx, left) {
-                    Ok(next) => tail_call!(N::of::<O>(next), next, regs, ctx, left),
+                let mut acc = acc;
+                match U::charged::<O>(ip, regs, ctx, left, &mut acc) {
+                    Ok(next) => tail_call!(N::of::<O>(next), next, regs, acc, ctx, left),
                     Err(why) => why,
                 }
             } else {
@@ -189,7 +201,7 @@ handler_fn! {
                     exit_at::<O>(ctx, ip, 0, Exit::Fuel)
                 } else {
                     // Count micro-op by micro-op.
-                    tail_call!(counted::<U, O, N>, ip, regs, ctx, fuel)
+                    tail_call!(counted::<U, O, N>, ip, regs, acc, ctx, fuel)
                 }
             }
         }
@@ -247,7 +259,7 @@ pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
     fuel: u32,
 ) -> Exit {
     // SAFETY: the caller's contract.
-    unsafe { (Checked::<O, N>::of(ip))(ip, regs, Free::uninit(), Free::uninit(), ctx, fuel) }
+    unsafe { (Checked::<O, N>::of(ip))(ip, regs, 0, Free::uninit(), ctx, fuel) }
 }
 
 /// Whether each dense index's unit is straight (`OpBody::STRAIGHT`; a
@@ -263,11 +275,12 @@ macro_rules! chain_table_ops {
 }
 
 macro_rules! chain_table_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
+    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*] [$($fwd:ident = $base:ident($field:ident);)*]) => {
         const STRAIGHT: [bool; HANDLERS] = [
             $(<bodies::$name as OpBody>::STRAIGHT,)*
             false,
             $(<bodies::$second as OpBody>::STRAIGHT,)*
+            $(<bodies::$base as OpBody>::STRAIGHT,)*
         ];
 
         /// The two handler tables of variant `N` for observer `O`, by `op`
@@ -279,16 +292,20 @@ macro_rules! chain_table_all {
                 $(counted::<One<bodies::$name>, O, N> as Handler,)*
                 counted::<One<bodies::End>, O, N> as Handler,
                 $(counted::<Pair<bodies::$first, bodies::$second>, O, N> as Handler,)*
+                $(counted::<One<bodies::$base>, O, N> as Handler,)*
             ];
             let inside: [Handler; HANDLERS] = [
                 $(charged::<One<bodies::$name>, O, N> as Handler,)*
                 charged::<One<bodies::End>, O, N> as Handler,
                 $(charged::<Pair<bodies::$first, bodies::$second>, O, N> as Handler,)*
+                $(charged::<One<bodies::$base, bodies::from_acc::$field>, O, N> as Handler,)*
             ];
             let heads: [Handler; HANDLERS] = [
                 $(head::<One<bodies::$name>, { len_in_imm(OpIndex::$name.first_opcode()) }, O, N> as Handler,)*
                 head::<One<bodies::End>, { len_in_imm(OpIndex::End.first_opcode()) }, O, N> as Handler,
                 $(head::<Pair<bodies::$first, bodies::$second>, { len_in_imm(OpIndex::$fused.first_opcode()) }, O, N> as Handler,)*
+                // Never a head (the decoder forwards only inside a block).
+                $(head::<One<bodies::$base>, { len_in_imm(OpIndex::$fwd.first_opcode()) }, O, N> as Handler,)*
             ];
             let filler = counted::<One<bodies::End>, O, N> as Handler;
             let mut c = [filler; TABLE_LEN];

@@ -36,7 +36,7 @@
 //! micro-op S17 says (chain.rs). That is the only thing fuel decides: wrong
 //! fuel gives a wrong answer, never an access outside the program.
 
-use crate::ops::{ImmKind, Opcode};
+use crate::ops::{ImmKind, Opcode, RegField};
 
 /// One pre-decoded micro-op: 16 bytes, one per slot of the program.
 #[derive(Clone, Copy)]
@@ -57,7 +57,7 @@ pub(crate) struct Inst {
 
 /// The bit of an instruction's `op` byte that marks the head of a block
 /// (module doc); the rest of the byte is the [`OpIndex`].
-pub(crate) const HEAD: u8 = 0x20;
+pub(crate) const HEAD: u8 = 0x40;
 
 const _: () = assert!(
     HANDLERS <= HEAD as usize,
@@ -111,17 +111,17 @@ pub(crate) enum Exit {
 /// Where a body sends control: the next instruction, or back to the kernel.
 pub(crate) type Flow = Result<*const Inst, Exit>;
 
-/// Every handler's signature: instruction pointer, register file, two
-/// unused slots, the type-erased [`Ctx`], and the one folded fuel counter.
-/// All travel in registers; the return value is one byte. The two [`Free`]
-/// slots take the argument registers rdx and rcx (x86-64), so that `ctx`
-/// and `fuel` sit in r8 and r9: SHR's shift count must be in `cl` and MOD's
-/// divide uses `edx:eax`, and with `ctx` or `fuel` there each would move
-/// them out and back (docs/dispatch.md "The handler signature"). The plain
-/// Rust calling convention is the default: `rust-preserve-none` (`--cfg
-/// kmst_preserve_none`) measured slower (docs/performance.md).
+/// Every handler's signature: instruction pointer, register file, the
+/// accumulator (the value the last straight micro-op wrote, docs/dispatch.md
+/// "The accumulator"), an unused slot, the type-erased [`Ctx`], and the one
+/// folded fuel counter. All travel in registers; the return value is one
+/// byte. The [`Free`] slot takes rcx (x86-64), so that `ctx` and `fuel` sit
+/// in r8 and r9: SHR's shift count must be in `cl` and MOD's divide uses
+/// `edx:eax` (where only the accumulator lives, which MOD does not keep).
+/// The plain Rust calling convention is the default: `rust-preserve-none`
+/// (`--cfg kmst_preserve_none`) measured slower (docs/performance.md).
 #[cfg(not(kmst_preserve_none))]
-pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, Free, Free, *mut (), u32) -> Exit;
+pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, u32, Free, *mut (), u32) -> Exit;
 
 /// An argument slot that carries nothing: passed uninitialised, it costs no
 /// instruction and leaves its register free for a handler's body.
@@ -130,7 +130,7 @@ pub(crate) type Free = std::mem::MaybeUninit<usize>;
 /// Every handler's signature, with the `rust-preserve-none` convention.
 #[cfg(kmst_preserve_none)]
 pub(crate) type Handler =
-    unsafe extern "rust-preserve-none" fn(*const Inst, *mut u32, Free, Free, *mut (), u32) -> Exit;
+    unsafe extern "rust-preserve-none" fn(*const Inst, *mut u32, u32, Free, *mut (), u32) -> Exit;
 
 /// Emits a handler fn item with the calling convention of [`Handler`].
 #[cfg(not(kmst_preserve_none))]
@@ -149,11 +149,11 @@ pub(crate) use handler_fn;
 
 /// Hands control to the next handler as a guaranteed tail call.
 macro_rules! tail_call {
-    ($f:expr, $ip:expr, $regs:expr, $ctx:expr, $fuel:expr) => {
+    ($f:expr, $ip:expr, $regs:expr, $acc:expr, $ctx:expr, $fuel:expr) => {
         become ($f)(
             $ip,
             $regs,
-            $crate::exec::handler::Free::uninit(),
+            $acc,
             $crate::exec::handler::Free::uninit(),
             $ctx,
             $fuel,
@@ -172,6 +172,14 @@ pub(crate) use tail_call;
 /// place unchanged, so a jump into the second still runs it alone; the fused
 /// handler counts two micro-ops and stops between them when only one unit of
 /// fuel is left (docs/dispatch.md, "Superinstructions").
+///
+/// The third list is the forwarding variants, `Variant = Base(field);`: the
+/// micro-op `Base` reading its register `field` from the accumulator (the
+/// value the micro-op just before it wrote) instead of the register file.
+/// Program::decode gives one to a micro-op inside a block whose `field` is
+/// the register the micro-op before it wrote, so a chain of dependent
+/// micro-ops passes its values in a machine register rather than through a
+/// store and a load (docs/dispatch.md "The accumulator").
 macro_rules! for_each_fused {
     ($m:ident [$($ops:tt)*]) => {
         $m! { [$($ops)*] [
@@ -179,6 +187,18 @@ macro_rules! for_each_fused {
             AddiJnz = Addi + Jnz;
             RandMod = Rand + Mod;
             AddAddi = Add + Addi;
+        ] [
+            AddB = Add(b);
+            AddC = Add(c);
+            SubB = Sub(b);
+            SubC = Sub(c);
+            MulB = Mul(b);
+            MulC = Mul(c);
+            AndB = And(b);
+            AndC = And(c);
+            MovB = Mov(b);
+            AddiB = Addi(b);
+            ShrB = Shr(b);
         ] }
     };
 }
@@ -191,19 +211,21 @@ macro_rules! define_op_index {
 }
 
 macro_rules! define_op_index_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
+    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*] [$($fwd:ident = $base:ident($field:ident);)*]) => {
         /// The dense handler index of each micro-op, in the order of the
-        /// definition list, then the `End` sentinel, then the superinstructions.
+        /// definition list, then the `End` sentinel, then the
+        /// superinstructions, then the forwarding variants.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #[repr(u8)]
         pub(crate) enum OpIndex {
             $($name,)*
             End,
             $($fused,)*
+            $($fwd,)*
         }
 
         /// The number of handlers (every micro-op, `End`, the superinstructions).
-        pub(crate) const HANDLERS: usize = 0 $(+ { let _ = OpIndex::$fused; 1 })* + OpIndex::End as usize + 1;
+        pub(crate) const HANDLERS: usize = 0 $(+ { let _ = OpIndex::$fused; 1 })* $(+ { let _ = OpIndex::$fwd; 1 })* + OpIndex::End as usize + 1;
 
         impl OpIndex {
             /// The index of an opcode.
@@ -220,7 +242,25 @@ macro_rules! define_op_index_all {
                     $(OpIndex::$name => Some(Opcode::$name),)*
                     OpIndex::End => None,
                     $(OpIndex::$fused => Some(Opcode::$first),)*
+                    $(OpIndex::$fwd => Some(Opcode::$base),)*
                 }
+            }
+
+            /// The two micro-ops of a superinstruction; `None` for any other index.
+            pub(crate) fn fuse_parts(self) -> Option<(OpIndex, OpIndex)> {
+                match self {
+                    $(OpIndex::$fused => Some((OpIndex::$first, OpIndex::$second)),)*
+                    _ => None,
+                }
+            }
+
+            /// The forwarding variant of `base` that reads `field` from the
+            /// accumulator, if there is one.
+            pub(crate) fn forward(base: OpIndex, field: RegField) -> Option<OpIndex> {
+                $(if base == OpIndex::$base && field == crate::ops::reg_field!($field) {
+                    return Some(OpIndex::$fwd);
+                })*
+                None
             }
 
             /// The superinstruction of the pair `first` then `second`, if any.

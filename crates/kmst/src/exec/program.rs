@@ -11,7 +11,7 @@
 
 use crate::check::CheckedUpload;
 use crate::format::{ARGS, MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS};
-use crate::ops::ImmKind;
+use crate::ops::{ImmKind, RegField};
 
 use super::chain::straight;
 use super::handler::{HEAD, Handler, Inst, MAX_BLOCK, OpIndex, len_in_imm};
@@ -158,6 +158,26 @@ impl Program {
                 insts[pc - 1].op = fused as u8 | (insts[pc - 1].op & HEAD);
             }
         }
+        // The accumulator (handler::for_each_fused!): a plain micro-op inside
+        // a block that reads, as `b` or `c`, the register the micro-op just
+        // before it wrote gets the variant that reads it from the
+        // accumulator. The micro-op before is straight (else this one would
+        // be a head), so it wrote its `a` and left that value there. The
+        // second half of a pair is left alone: it runs on its own only
+        // counted, from the register file.
+        for pc in 1..op_count {
+            let (prev, this) = (&insts[pc - 1], &insts[pc]);
+            if this.op & HEAD != 0 || OpIndex::fuse_parts(index(prev)).is_some() {
+                continue;
+            }
+            let i = index(this);
+            let forward = [(RegField::B, this.b), (RegField::C, this.c)]
+                .into_iter()
+                .find_map(|(field, r)| OpIndex::forward(i, field).filter(|_| r == prev.a));
+            if let Some(f) = forward {
+                insts[pc].op = f as u8;
+            }
+        }
         // Each head gets its block's length, in the field its (first)
         // micro-op leaves free; every instruction its threaded handler.
         let mut end = op_count + 1;
@@ -291,6 +311,48 @@ mod tests {
                 (h(OpIndex::End), 0, 0, 0, 1),
             ]
         );
+    }
+
+    #[test]
+    fn a_micro_op_reading_what_the_one_before_wrote_reads_the_accumulator() {
+        // pc 0 SET r1, 5        head; a block of 6 (SET has an imm: in c).
+        // pc 1 MOV r2, r1       b = r1, which pc 0 wrote: MovB.
+        // pc 2 ADD r3, r2, r1   b = r2, which pc 1 wrote: AddB.
+        // pc 3 MUL r4, r1, r3   b = r1 is not pc 2's r3, c = r3 is: MulC.
+        // pc 4 SUB r5, r4, r4   b and c are pc 3's r4: b first, SubB.
+        // pc 5 HALT r5          not a forwarding micro-op.
+        // pc 6 End              head, a block of 1.
+        let p = decode(vec![
+            op(Set, 1, 0, 0, 5),
+            op(Mov, 2, 1, 0, 0),
+            op(Add, 3, 2, 1, 0),
+            op(Mul, 4, 1, 3, 0),
+            op(Sub, 5, 4, 4, 0),
+            op(Halt, 5, 0, 0, 0),
+        ]);
+        let ops: Vec<u8> = p.insts.iter().map(|i| i.op).collect();
+        assert_eq!(
+            ops,
+            vec![
+                OpIndex::Set as u8 | HEAD,
+                OpIndex::MovB as u8,
+                OpIndex::AddB as u8,
+                OpIndex::MulC as u8,
+                OpIndex::SubB as u8,
+                OpIndex::Halt as u8,
+                OpIndex::End as u8 | HEAD,
+            ]
+        );
+        assert_eq!(p.insts[0].c, 6);
+        // A jump target is a head and reads the register file: JMP to pc 2
+        // keeps ADD r3, r2, r1 plain, and ADD's c = r1 is not MOV's r2.
+        let p = decode(vec![
+            op(Set, 1, 0, 0, 5),
+            op(Mov, 2, 1, 0, 0),
+            op(Add, 3, 2, 1, 0),
+            op(Jmp, 0, 0, 0, 2),
+        ]);
+        assert_eq!(p.insts[2].op, OpIndex::Add as u8 | HEAD);
     }
 
     #[test]

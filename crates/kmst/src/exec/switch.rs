@@ -12,7 +12,7 @@ macro_rules! switch_loop {
 }
 
 macro_rules! switch_loop_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*]) => {
+    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*] [$($fwd:ident = $base:ident($field:ident);)*]) => {
         /// Runs from `ip` until an exit.
         ///
         /// # Safety
@@ -31,10 +31,13 @@ macro_rules! switch_loop_all {
                     let flow = match OpIndex::from_byte((*ip).op) {
                         $(OpIndex::$name => <bodies::$name as OpBody>::run::<O>(ip, regs, c),)*
                         OpIndex::End => <bodies::End as OpBody>::run::<O>(ip, regs, c),
+                        // The loop counts per micro-op and keeps no
+                        // accumulator: a forwarding variant reads its registers.
+                        $(OpIndex::$fwd => <bodies::$base as OpBody>::run::<O>(ip, regs, c),)*
                         $(OpIndex::$fused => {
                             // Program::decode gave this index only to a
                             // `$first` followed by a `$second` (run_pair's contract).
-                            match run_pair::<bodies::$first, bodies::$second, O>(ip, regs, ctx, fuel) {
+                            match run_pair::<bodies::$first, bodies::$second, O>(ip, regs, ctx, fuel, &mut 0) {
                                 Ok((next, left)) => {
                                     if left == 0 {
                                         return exit_at::<O>(ctx, next, 0, Exit::Fuel);

@@ -2,7 +2,7 @@
 //!
 //! Registers are u32 and arithmetic wraps (docs/spec.md "Micro-ops").
 
-use super::{Ctx, Exit, Flow, OpBody, get, set};
+use super::{Ctx, Exit, Flow, OpBody, Regs, Src, get, operand_b, operand_c, set};
 use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
 use crate::reference::Reason;
@@ -13,14 +13,21 @@ macro_rules! three_reg {
         impl OpBody for $name {
             const STRAIGHT: bool = true;
             #[inline(always)]
-            unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>) -> Flow {
+            unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+                // SAFETY: as `run_acc`.
+                unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
+            }
+            #[inline(always)]
+            unsafe fn run_acc<O: Observer, S: Src>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>, acc: &mut u32) -> Flow {
                 // SAFETY: OpBody's contract: `ip` is a decoded instruction, its
                 // register fields are below 16, and the next instruction exists
                 // (at worst the End sentinel).
                 unsafe {
                     let i = &*ip;
                     let f: fn(u32, u32) -> u32 = $f;
-                    set(regs, i.a, f(get(regs, i.b), get(regs, i.c)));
+                    let v = f(operand_b::<S>(regs, i, *acc), operand_c::<S>(regs, i, *acc));
+                    set(regs, i.a, v);
+                    *acc = v;
                     Ok(ip.add(1))
                 }
             }
@@ -41,12 +48,19 @@ macro_rules! reg_imm {
         impl OpBody for $name {
             const STRAIGHT: bool = true;
             #[inline(always)]
-            unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>) -> Flow {
+            unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+                // SAFETY: as `run_acc`.
+                unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
+            }
+            #[inline(always)]
+            unsafe fn run_acc<O: Observer, S: Src>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>, acc: &mut u32) -> Flow {
                 // SAFETY: as for the three-register micro-ops.
                 unsafe {
                     let i = &*ip;
                     let f: fn(u32, u32) -> u32 = $f;
-                    set(regs, i.a, f(get(regs, i.b), i.imm));
+                    let v = f(operand_b::<S>(regs, i, *acc), i.imm);
+                    set(regs, i.a, v);
+                    *acc = v;
                     Ok(ip.add(1))
                 }
             }
@@ -85,7 +99,17 @@ pub(crate) struct Rand;
 impl OpBody for Rand {
     const STRAIGHT: bool = true;
     #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>) -> Flow {
+    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        // SAFETY: as `run_acc`.
+        unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
+    }
+    #[inline(always)]
+    unsafe fn run_acc<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        _: &mut Ctx<O>,
+        acc: &mut u32,
+    ) -> Flow {
         // SAFETY: as for the three-register micro-ops; 15 is a register.
         unsafe {
             let mut x = get(regs, 15);
@@ -94,6 +118,7 @@ impl OpBody for Rand {
             x ^= x << 5;
             set(regs, 15, x);
             set(regs, (*ip).a, x);
+            *acc = x;
             Ok(ip.add(1))
         }
     }

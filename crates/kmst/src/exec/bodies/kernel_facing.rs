@@ -4,7 +4,7 @@
 //! EVENT and TIME first return [`Exit::Resync`] inside a span of quick passes
 //! (machine.rs), so that they run knowing their pass.
 
-use super::{Ctx, Exit, Flow, OpBody, get, set};
+use super::{Ctx, Exit, Flow, OpBody, Regs, Src, get, set};
 use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
 
@@ -90,9 +90,21 @@ impl OpBody for ReadResult {
     const STRAIGHT: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        // SAFETY: as `run_acc`.
+        unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
+    }
+    #[inline(always)]
+    unsafe fn run_acc<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        acc: &mut u32,
+    ) -> Flow {
         // SAFETY: OpBody's contract.
         unsafe {
-            set(regs, (*ip).a, (*ctx.stream).latest_result);
+            let v = (*ctx.stream).latest_result;
+            set(regs, (*ip).a, v);
+            *acc = v;
             Ok(ip.add(1))
         }
     }

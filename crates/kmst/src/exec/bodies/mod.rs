@@ -84,6 +84,91 @@ pub(crate) trait OpBody {
     /// with this body's op, `regs` at that stream's 16 registers, and `ctx`'s
     /// pointers are live and unaliased for the call.
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow;
+
+    /// Does the micro-op as [`OpBody::run`], reading the operands `S` names
+    /// from `acc` rather than the register file, and, for a straight
+    /// micro-op, leaves in `acc` the value it wrote to register `a` (the
+    /// accumulator, docs/dispatch.md). Every straight body implements it;
+    /// the default, for the others, runs the body and leaves `acc` as it
+    /// is: a micro-op that is not straight ends its block, and the head
+    /// after it reads no accumulator.
+    ///
+    /// # Safety
+    /// As [`OpBody::run`]; with `S` other than [`Regs`], `acc` holds the
+    /// register the operand names (the micro-op before wrote it) and the
+    /// micro-op has that operand (Program::decode).
+    #[inline(always)]
+    unsafe fn run_acc<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        acc: &mut u32,
+    ) -> Flow {
+        const {
+            assert!(!Self::STRAIGHT, "a straight body keeps the accumulator");
+            assert!(!S::B && !S::C, "no forwarding variant of this body");
+        }
+        let _ = acc;
+        // SAFETY: the caller's contract.
+        unsafe { Self::run::<O>(ip, regs, ctx) }
+    }
+}
+
+/// Where a body reads its `b` and `c` operands: the register file, or the
+/// accumulator (the forwarding variants, handler.rs `for_each_fused!`).
+pub(crate) trait Src {
+    /// `b` is the accumulator.
+    const B: bool;
+    /// `c` is the accumulator.
+    const C: bool;
+}
+
+/// Both operands from the register file.
+pub(crate) struct Regs;
+impl Src for Regs {
+    const B: bool = false;
+    const C: bool = false;
+}
+
+/// The operand sources of the forwarding variants, named after the register
+/// field they forward (`for_each_fused!` names them so).
+#[allow(non_camel_case_types)]
+pub(crate) mod from_acc {
+    use super::Src;
+
+    /// `b` from the accumulator.
+    pub(crate) struct b;
+    impl Src for b {
+        const B: bool = true;
+        const C: bool = false;
+    }
+
+    /// `c` from the accumulator.
+    pub(crate) struct c;
+    impl Src for c {
+        const B: bool = false;
+        const C: bool = true;
+    }
+}
+
+/// Operand `b` of `i`, from where `S` says.
+///
+/// # Safety
+/// As [`get`].
+#[inline(always)]
+pub(crate) unsafe fn operand_b<S: Src>(regs: *mut u32, i: &Inst, acc: u32) -> u32 {
+    // SAFETY: the caller's contract.
+    if S::B { acc } else { unsafe { get(regs, i.b) } }
+}
+
+/// Operand `c` of `i`, from where `S` says.
+///
+/// # Safety
+/// As [`get`].
+#[inline(always)]
+pub(crate) unsafe fn operand_c<S: Src>(regs: *mut u32, i: &Inst, acc: u32) -> u32 {
+    // SAFETY: the caller's contract.
+    if S::C { acc } else { unsafe { get(regs, i.c) } }
 }
 
 /// Reads register `r`.
@@ -142,22 +227,24 @@ pub(crate) unsafe fn observe<O: Observer>(ctx: *mut (), ip: *const Inst) {
     }
 }
 
-/// Runs micro-op `B` at `ip`: `Ok(next)` once the observer heard of it;
-/// `Err` after recording the exit point, `ip` with `exit_fuel` units left.
+/// Runs micro-op `B` at `ip`, its operands from where `S` says and the value
+/// it wrote left in `acc`: `Ok(next)` once the observer heard of it; `Err`
+/// after recording the exit point, `ip` with `exit_fuel` units left.
 ///
 /// # Safety
 /// `ip` is a decoded `B`; `regs` and `ctx` as a handler's (the handler
 /// contract, handler.rs).
 #[inline(always)]
-pub(crate) unsafe fn step<B: OpBody, O: Observer>(
+pub(crate) unsafe fn step<B: OpBody, O: Observer, S: Src>(
     ip: *const Inst,
     regs: *mut u32,
     ctx: *mut (),
     exit_fuel: u32,
+    acc: &mut u32,
 ) -> Flow {
     // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
     unsafe {
-        match B::run::<O>(ip, regs, &mut *(ctx as *mut Ctx<O>)) {
+        match B::run_acc::<O, S>(ip, regs, &mut *(ctx as *mut Ctx<O>), acc) {
             Ok(next) => {
                 observe::<O>(ctx, ip);
                 Ok(next)
@@ -181,12 +268,13 @@ pub(crate) unsafe fn run_pair_charged<A: OpBody, B: OpBody, O: Observer>(
     regs: *mut u32,
     ctx: *mut (),
     fuel: u32,
+    acc: &mut u32,
 ) -> Flow {
     // SAFETY: the caller's contract.
     unsafe {
-        let mid = step::<A, O>(ip, regs, ctx, fuel + 2)?;
+        let mid = step::<A, O, Regs>(ip, regs, ctx, fuel + 2, acc)?;
         debug_assert!(mid == ip.add(1));
-        step::<B, O>(mid, regs, ctx, fuel + 1)
+        step::<B, O, Regs>(mid, regs, ctx, fuel + 1, acc)
     }
 }
 
@@ -204,16 +292,17 @@ pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer>(
     regs: *mut u32,
     ctx: *mut (),
     fuel: u32,
+    acc: &mut u32,
 ) -> Result<(*const Inst, u32), Exit> {
     // SAFETY: the caller's contract.
     unsafe {
-        let mid = step::<A, O>(ip, regs, ctx, fuel)?;
+        let mid = step::<A, O, Regs>(ip, regs, ctx, fuel, acc)?;
         debug_assert!(mid == ip.add(1));
         if fuel == 1 {
             // S17: the budget or the steps ran out between the two.
             return Ok((mid, 0));
         }
-        let next = step::<B, O>(mid, regs, ctx, fuel - 1)?;
+        let next = step::<B, O, Regs>(mid, regs, ctx, fuel - 1, acc)?;
         Ok((next, fuel - 2))
     }
 }
