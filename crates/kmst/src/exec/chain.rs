@@ -8,7 +8,10 @@
 //! - **head**: at the head of a block (handler.rs "Blocks"), charges the
 //!   whole block when the fuel covers it and goes on with the charged
 //!   handlers; otherwise it runs on as a counted handler.
-//! - **charged**: inside a block whose head paid: counts nothing.
+//! - **charged**: inside a block whose head paid: counts nothing. A
+//!   forwarding variant's charged handler reads its operand from the
+//!   accumulator the handler before passed on (docs/dispatch.md "The
+//!   accumulator"); its counted and head handlers are the plain micro-op's.
 //!
 //! The two variants differ only in how the next charged or head handler is
 //! found ([`NextHandler`]): read from a static table by the next
