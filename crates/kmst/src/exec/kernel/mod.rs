@@ -11,9 +11,10 @@
 //!   walking the busy ones ([`Kernel::sweep`]).
 //! - The completion models are evaluated in sequence order ([`Delays`],
 //!   [`Results`]): a cycle is a counter, not a division per command.
-//! - The group allocator sorts the at most 16 busy groups, and knows the
-//!   widest free stretch between them: a job fits exactly when its count is
-//!   at most that.
+//! - The group allocator keeps the free stretches between the busy groups
+//!   in core order: a job fits exactly when its count is at most the widest,
+//!   goes to the front of the first one wide enough, and a placement only
+//!   shrinks that stretch.
 //! - The queue is a fixed slab of 64 jobs plus the insertion order as slab
 //!   indices and core-count keys, so a job leaving from the middle moves
 //!   bytes, not jobs, and the queue's turn finds the jobs that fit without
@@ -28,7 +29,7 @@ mod stream;
 pub(crate) use queue::QUEUE_CAP;
 pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 
-use self::groups::{Groups, overlaps};
+use self::groups::{Free, overlaps};
 use self::queue::{EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_slab};
 use super::handler::Exit;
 use super::observer::Observer;
@@ -168,9 +169,9 @@ pub(crate) struct Kernel {
     /// The minimum deadline over the busy slots (`u64::MAX` when none).
     min_deadline: u64,
     pub stopped: bool,
-    /// The queue turn's sorted busy groups, rebuilt in place each turn (a
+    /// The queue turn's free stretches, rebuilt in place each turn (a
     /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
-    groups: Groups,
+    free: Free,
     pub commands: Vec<SubmittedCommand>,
     pub events: Vec<Event>,
 }
@@ -201,10 +202,7 @@ impl Kernel {
             far_next: u64::MAX,
             min_deadline: u64::MAX,
             stopped: false,
-            groups: Groups {
-                list: [(0, 0); SLOTS],
-                len: 0,
-            },
+            free: Free::new(),
             commands: Vec::new(),
             events: Vec::new(),
         }
@@ -500,8 +498,8 @@ impl Kernel {
     ///
     /// A job fits exactly when its count is at most the widest free stretch
     /// between the busy groups (groups.rs), so a job that cannot be placed
-    /// costs a comparison, and the allocator walks the groups only for a job
-    /// that is placed. The free cores only shrink during the turn, so after
+    /// costs a comparison, and the allocator walks the stretches only for a
+    /// job that is placed. The free cores only shrink during the turn, so after
     /// a placement the candidates are the jobs behind it that still fit:
     /// one branch-free comparison of the window's 16 counts finds them
     /// (queue.rs). The placed jobs leave the order once, at the end.
@@ -514,8 +512,8 @@ impl Kernel {
     #[inline(never)]
     fn queue_turn_window<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
-        self.groups.rebuild(self.busy, &self.slots);
-        let mut gap = self.groups.widest_gap(self.core_count);
+        self.free.rebuild(self.busy, &self.slots, self.core_count);
+        let mut gap = self.free.widest();
         // With no free core nothing can be placed; a turn that places
         // nothing changes nothing, however it ends.
         if gap == 0 {
@@ -537,15 +535,15 @@ impl Kernel {
                 continue;
             }
             let count = self.queue.count(w);
-            let Some(first) = self.groups.lowest_fit(count, self.core_count) else {
+            let Some(at) = self.free.lowest_fit(count) else {
                 continue;
             };
-            self.place(entry, first, count, streams, obs);
+            self.place(entry, at, count, streams, obs);
             placed |= 1 << w;
-            if self.busy == u16::MAX {
+            if self.busy == u16::MAX || fits == 0 {
                 break;
             }
-            gap = self.groups.widest_gap(self.core_count);
+            gap = self.free.widest();
             fits &= self.queue.fitting(window, gap);
         }
         self.queue.remove_placed(placed);
@@ -567,17 +565,17 @@ impl Kernel {
             }
             let entry = self.queue.entry(w);
             let count = self.queue.count(w);
-            let first =
+            let at =
                 if u64::from(count) <= gap && (entry & EXCLUSIVE == 0 || placed == (1 << w) - 1) {
-                    self.groups.lowest_fit(count, self.core_count)
+                    self.free.lowest_fit(count)
                 } else {
                     None
                 };
-            match first {
-                Some(first) => {
-                    self.place(entry, first, count, streams, obs);
+            match at {
+                Some(at) => {
+                    self.place(entry, at, count, streams, obs);
                     placed |= 1 << w;
-                    gap = self.groups.widest_gap(self.core_count);
+                    gap = self.free.widest();
                 }
                 None => {
                     // Its place now: the jobs ahead of it that stayed.
@@ -591,18 +589,19 @@ impl Kernel {
         self.queue.remove_placed(placed);
     }
 
-    /// The queue submits the job of `entry` on `[first, first + count)`
-    /// (S20): it takes the lowest free slot as in S19.
+    /// The queue submits the job of `entry` at the front of free stretch
+    /// `at` (S20): it takes the lowest free slot as in S19.
     #[inline(always)]
     fn place<O: Observer>(
         &mut self,
         entry: u8,
-        first: u32,
+        at: usize,
         count: u32,
         streams: &mut [Stream],
         obs: &mut O,
     ) {
         let job = self.queue.jobs[entry_slab(entry)];
+        let first = self.free.start(at);
         let fixed = if job.owner == HOST {
             self.params.deadline_passes
         } else {
@@ -622,7 +621,7 @@ impl Kernel {
             true,
             obs,
         );
-        self.groups.insert(first, count);
+        self.free.take(at, count);
         self.queue.placed(entry);
         self.queue_moved = true;
     }
