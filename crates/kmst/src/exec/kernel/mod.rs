@@ -398,17 +398,18 @@ impl Kernel {
         if self.queue.len == QUEUE_CAP {
             return Err(Refusal::Wait(Exit::WaitQueueFull));
         }
-        let job = Job {
-            id: self.job_ids,
-            handler: t.handler,
-            flags: t.flags,
-            count,
-            args: patched(t, regs),
-            pc,
-            owner: s.index,
-        };
+        let id = self.job_ids;
         self.job_ids += 1;
-        self.queue.push(job);
+        // Written in place: a job built on the stack cost a copy of its 64 bytes.
+        let job = self.queue.push_entry(t.flags, count);
+        job.id = id;
+        job.handler = t.handler;
+        job.flags = t.flags;
+        job.count = count;
+        job.pc = pc;
+        job.owner = s.index;
+        job.args = t.args;
+        patch(&mut job.args, t, regs);
         s.pending += 1;
         Ok(())
     }
@@ -734,12 +735,18 @@ impl Kernel {
 #[inline]
 fn patched(t: &Tmpl, regs: &[u32; 16]) -> [u32; 10] {
     let mut args = t.args;
+    patch(&mut args, t, regs);
+    args
+}
+
+/// Applies the template's patches to `args` in order.
+#[inline]
+fn patch(args: &mut [u32; 10], t: &Tmpl, regs: &[u32; 16]) {
     for &(arg, reg) in &t.patches[..usize::from(t.patch_count).min(4)] {
         // Program::decode checked arg < 10 and reg < 16 (S5); the masks keep
         // the bounds checks out without changing an in-range value.
         args[usize::from(arg).min(9)] = regs[usize::from(reg & 15)];
     }
-    args
 }
 
 #[allow(dead_code)]
