@@ -166,8 +166,12 @@ pub(crate) struct Kernel {
     far: u16,
     /// The minimum ack over `far` (`u64::MAX` when none).
     far_next: u64,
-    /// The minimum deadline over the busy slots (`u64::MAX` when none).
+    /// The minimum deadline over the busy slots (`u64::MAX` when none), or,
+    /// while `min_deadline_low`, a pass at or below it ([`Kernel::sweep`]).
     min_deadline: u64,
+    /// True when a sweep freed the slot of `min_deadline` and the minimum
+    /// was not walked for again.
+    min_deadline_low: bool,
     pub stopped: bool,
     /// The queue turn's free stretches, rebuilt in place each turn (a
     /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
@@ -201,6 +205,7 @@ impl Kernel {
             far: 0,
             far_next: u64::MAX,
             min_deadline: u64::MAX,
+            min_deadline_low: false,
             stopped: false,
             free: Free::new(),
             commands: Vec::new(),
@@ -686,15 +691,6 @@ impl Kernel {
             }
             obs.on_ack(slot as u8, s.seq, pass);
         }
-        if deadline_freed {
-            let mut busy = self.busy;
-            let mut min = u64::MAX;
-            while busy != 0 {
-                min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
-                busy &= busy - 1;
-            }
-            self.min_deadline = min;
-        }
         // The wheel's acks left are in pass + 1 ..= pass + 63.
         let next_wheel = if self.wheel_bits == 0 {
             u64::MAX
@@ -702,7 +698,25 @@ impl Kernel {
             let from = ((pass + 1) % ACK_WHEEL as u64) as u32;
             pass + 1 + u64::from(self.wheel_bits.rotate_right(from).trailing_zeros())
         };
-        self.swept_next_change = next_wheel.min(self.far_next).min(self.min_deadline);
+        let next_ack = next_wheel.min(self.far_next);
+        // Once the slot of the earliest deadline is freed, the old value is
+        // still a bound at or below the new one. The exact one is walked
+        // for only when the bound could matter: when it is due (the
+        // deadline phase, S13) or before the next ack (the next change).
+        // Otherwise the next change is the next ack either way, and no slot
+        // is late now.
+        self.min_deadline_low |= deadline_freed;
+        if self.min_deadline_low && (self.min_deadline <= pass || self.min_deadline < next_ack) {
+            let mut busy = self.busy;
+            let mut min = u64::MAX;
+            while busy != 0 {
+                min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
+                busy &= busy - 1;
+            }
+            self.min_deadline = min;
+            self.min_deadline_low = false;
+        }
+        self.swept_next_change = next_ack.min(self.min_deadline);
     }
 
     /// The lowest late slot after this pass's sweep, if any (S13, S14).
@@ -858,6 +872,41 @@ mod tests {
         assert_eq!(sweep(&mut k, 9), (0b100, Some(2), 7));
         // Pass 103: slot 2 freed from beyond the wheel; nothing left.
         assert_eq!(sweep(&mut k, 103), (0, None, u64::MAX));
+    }
+
+    /// The earliest deadline's slot freed while an ack comes first: in pass
+    /// 0, A (delay 1: ack 2; deadline 5), B (delay 9: ack 10; deadline 8)
+    /// and C (delay 2: ack 3; deadline 40) take slots 0, 1, 2 (S12, S13).
+    /// Next change: min(2, 10, 3, 5, 8, 40) = 2. Pass 2 frees A: next is
+    /// min(3, 8) = 3 (the ack of C), nothing late. Pass 3 frees C: next is
+    /// min(10, 8) = 8. Pass 8 frees nothing and B is late (8 <= 8).
+    #[test]
+    fn the_earliest_deadline_freed_before_the_next_ack() {
+        let params = Params {
+            delay: Delay::Table(vec![Some(1), Some(9), Some(2)]),
+            ..Params::default()
+        };
+        let mut k = Kernel::new(&params);
+        for deadline in [5, 8, 40] {
+            k.default_deadline = deadline;
+            k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                .unwrap();
+        }
+        assert_eq!(k.next_change, 2);
+        for (pass, busy, late, next) in [
+            (2, 0b110, None, 3),
+            (3, 0b010, None, 8),
+            (8, 0b010, Some(1), 8),
+        ] {
+            k.pass = pass;
+            k.sweep(&mut [], &mut NoObserver);
+            k.refresh_next_change();
+            assert_eq!(
+                (k.busy, k.lowest_late(), k.next_change),
+                (busy, late, next),
+                "pass {pass}"
+            );
+        }
     }
 
     /// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it:
