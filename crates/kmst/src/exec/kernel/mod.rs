@@ -649,7 +649,8 @@ impl Kernel {
     /// slots whose ack is this pass. So a sweep costs the slots it frees,
     /// not the busy ones. The next change is the wheel's next bucket, the
     /// far slots' next ack or the earliest deadline, which is walked for
-    /// again only when a slot that had it is freed.
+    /// again only when a slot that had it is freed and the walk can change
+    /// the answer (the deadline could be due or come before the next ack).
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let pass = self.pass;
         let bucket = (pass % ACK_WHEEL as u64) as usize;
