@@ -393,13 +393,7 @@ impl Machine {
         // A micro-op that waited and whose condition still holds waits again
         // (its operands cannot have changed); no need to dispatch it.
         if s.waiting.holds(&self.kernel, s) {
-            let why = match s.waiting {
-                Waiting::Slots => TurnEnd::WaitSlots,
-                Waiting::QueueFull => TurnEnd::WaitQueueFull,
-                Waiting::Pending(_) => TurnEnd::Wait,
-                _ => TurnEnd::HaltPending,
-            };
-            return (0, why);
+            return (0, wait_end(s.waiting));
         }
         // The one counter of the hot path: the budget and the steps left.
         let fuel = budget.min(s.max_steps - s.steps);
@@ -582,8 +576,16 @@ impl Machine {
         for _ in 0..=n {
             if who < n {
                 let i = usize::from(submitters[who]);
-                if self.streams[i].meta.life == Life::Active {
-                    let (ran, why) = self.turn(i, dispatch, obs, false);
+                let s = &self.streams[i].meta;
+                if s.life == Life::Active {
+                    // A wait that still holds ends the turn at once (as in
+                    // `turn`), without the call.
+                    let (ran, why) =
+                        if self.params.turn_budget != 0 && s.waiting.holds(&self.kernel, s) {
+                            (0, wait_end(s.waiting))
+                        } else {
+                            self.turn(i, dispatch, obs, false)
+                        };
                     moved |= ran != 0 || !why.is_wait();
                     budget_ended = why == TurnEnd::Budget;
                     obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
@@ -719,6 +721,17 @@ impl Machine {
             let pc = self.streams[i].meta.pc;
             self.fail(i, Reason::Deadline, pc);
         }
+    }
+}
+
+/// How a turn ends whose waiting micro-op still waits.
+#[inline]
+fn wait_end(waiting: Waiting) -> TurnEnd {
+    match waiting {
+        Waiting::Slots => TurnEnd::WaitSlots,
+        Waiting::QueueFull => TurnEnd::WaitQueueFull,
+        Waiting::Pending(_) => TurnEnd::Wait,
+        _ => TurnEnd::HaltPending,
     }
 }
 

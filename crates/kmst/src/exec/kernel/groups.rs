@@ -1,7 +1,15 @@
-//! The group allocator (docs/spec.md "The kernel", S20): the busy slots'
-//! groups sorted by first core on the stack, and the lowest first core where
-//! a job's group overlaps none of them, and the widest free stretch (so
-//! that a job that cannot fit costs one comparison).
+//! The group allocator (docs/spec.md "The kernel", S20), kept as the free
+//! stretches of the grid between the busy slots' groups, in core order.
+//!
+//! The lowest first core where a job's group overlaps no busy group is the
+//! start of the first stretch at least as wide as the job (the allocator's
+//! candidate is 0 or the furthest end of the groups before it, which is
+//! where a stretch starts), and a job fits somewhere exactly when it is at
+//! most as wide as the widest stretch (so a job that cannot fit costs one
+//! comparison). A placement there takes the front of that stretch: the
+//! stretch shrinks and none splits, so within the queue's turn a placement
+//! costs two stores, and the widest stretch a walk of the stretches (one
+//! when every slot was free, as in a queue of jobs acknowledged at once).
 
 use super::Slot;
 use crate::format::SLOTS;
@@ -13,64 +21,104 @@ pub(super) fn overlaps(f: u32, c: u32, g: u32, d: u32) -> bool {
     f < g + d && g < f + c
 }
 
-/// The busy slots' groups sorted by first core, for the allocator.
-pub(super) struct Groups {
-    /// `(first, end)`, ascending by first (u64: no sum wraps, whatever the grid).
-    pub(super) list: [(u64, u64); SLOTS],
-    pub(super) len: usize,
+/// The free stretches of `0 .. core_count`, in core order.
+pub(super) struct Free {
+    /// Each stretch's first core.
+    start: [u32; SLOTS + 1],
+    /// Each stretch's width (0 once placements took all of it).
+    width: [u32; SLOTS + 1],
+    len: usize,
+    /// The busy groups as `(first, end)` while the stretches are rebuilt.
+    groups: [(u64, u64); SLOTS],
 }
 
-impl Groups {
-    /// Refills the list with the groups of the `busy` slots.
-    pub(super) fn rebuild(&mut self, busy: u16, slots: &[Slot; SLOTS]) {
-        self.len = 0;
-        let mut busy = busy;
-        while busy != 0 {
-            let s = &slots[busy.trailing_zeros() as usize];
-            self.insert(s.first, s.count);
-            busy &= busy - 1;
+impl Free {
+    pub(super) fn new() -> Free {
+        Free {
+            start: [0; SLOTS + 1],
+            width: [0; SLOTS + 1],
+            len: 0,
+            groups: [(0, 0); SLOTS],
         }
     }
 
-    /// Adds the group `[first, first + count)`, keeping the order.
-    pub(super) fn insert(&mut self, first: u32, count: u32) {
-        let (first, end) = (u64::from(first), u64::from(first) + u64::from(count));
-        let mut at = self.len;
-        while at > 0 && self.list[at - 1].0 > first {
-            self.list[at] = self.list[at - 1];
-            at -= 1;
+    /// Refills the stretches from the groups of the `busy` slots (every
+    /// group inside the grid: SUBMIT, the host and the queue check it).
+    pub(super) fn rebuild(&mut self, busy: u16, slots: &[Slot; SLOTS], core_count: u32) {
+        if busy == 0 {
+            self.start[0] = 0;
+            self.width[0] = core_count;
+            self.len = 1;
+            return;
         }
-        self.list[at] = (first, end);
-        self.len += 1;
-    }
-
-    /// The most cores of one free stretch of `0 .. core_count` between the
-    /// groups: a job fits somewhere (`lowest_fit` finds room) exactly when
-    /// its count is at most this.
-    pub(super) fn widest_gap(&self, core_count: u32) -> u64 {
+        // The groups as (first, end), sorted by first (u64: no sum wraps),
+        // in a list kept in place (a fresh one per turn cost a memset).
+        let groups = &mut self.groups;
+        let mut n = 0;
+        let mut bits = busy;
+        while bits != 0 {
+            let s = &slots[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+            let (first, end) = (u64::from(s.first), u64::from(s.first) + u64::from(s.count));
+            let mut at = n;
+            while at > 0 && groups[at - 1].0 > first {
+                groups[at] = groups[at - 1];
+                at -= 1;
+            }
+            groups[at] = (first, end);
+            n += 1;
+        }
+        let mut len = 0;
         let mut reach = 0u64;
-        let mut widest = 0u64;
-        for &(first, end) in &self.list[..self.len] {
-            widest = widest.max(first.saturating_sub(reach));
+        for &(first, end) in &self.groups[..n] {
+            if first > reach {
+                self.start[len] = reach as u32;
+                self.width[len] = (first - reach) as u32;
+                len += 1;
+            }
             reach = reach.max(end);
         }
-        widest.max(u64::from(core_count).saturating_sub(reach))
+        let core_count = u64::from(core_count);
+        if core_count > reach {
+            self.start[len] = reach as u32;
+            self.width[len] = (core_count - reach) as u32;
+            len += 1;
+        }
+        self.len = len;
     }
 
-    /// The lowest `first` in `0 ..= core_count - count` whose range overlaps
-    /// no busy group (docs/spec.md "The kernel", S20): walking the groups by
-    /// first core, the candidate is 0 or the furthest end seen so far.
-    pub(super) fn lowest_fit(&self, count: u32, core_count: u32) -> Option<u32> {
-        let count = u64::from(count);
-        let mut candidate = 0u64;
-        for &(first, end) in &self.list[..self.len] {
-            if candidate + count <= first {
-                break;
-            }
-            candidate = candidate.max(end);
+    /// The widest stretch: a job fits somewhere ([`Free::lowest_fit`] finds
+    /// room) exactly when its count is at most this.
+    #[inline]
+    pub(super) fn widest(&self) -> u64 {
+        let mut widest = 0;
+        for &w in &self.width[..self.len.min(SLOTS + 1)] {
+            widest = widest.max(w);
         }
-        // candidate + count <= core_count keeps the candidate within u32.
-        (candidate + count <= u64::from(core_count)).then_some(candidate as u32)
+        u64::from(widest)
+    }
+
+    /// The first stretch at least `count` wide, if any: the job's group
+    /// starts at its start, the lowest first core where it overlaps no busy
+    /// group.
+    #[inline]
+    pub(super) fn lowest_fit(&self, count: u32) -> Option<usize> {
+        self.width[..self.len.min(SLOTS + 1)]
+            .iter()
+            .position(|&w| w >= count)
+    }
+
+    /// The first core of stretch `i`.
+    #[inline]
+    pub(super) fn start(&self, i: usize) -> u32 {
+        self.start[i]
+    }
+
+    /// A group of `count` cores takes the front of stretch `i` (at most its width).
+    #[inline]
+    pub(super) fn take(&mut self, i: usize, count: u32) {
+        self.start[i] += count;
+        self.width[i] -= count;
     }
 }
 
@@ -78,27 +126,46 @@ impl Groups {
 mod tests {
     use super::*;
 
+    fn slot(first: u32, count: u32) -> Slot {
+        Slot {
+            first,
+            count,
+            ..Slot::default()
+        }
+    }
+
     /// Groups [3, 5) and [4, 10) overlap, [20, 22) stands alone, on a grid
     /// of 30: free are [0, 3) (3 cores), [10, 20) (10) and [22, 30) (8).
+    /// A job of 4 goes to 10 (the first stretch of at least 4), which
+    /// leaves [14, 20) (6): the widest is then 8, and a job of 7 goes to 22.
     #[test]
-    fn widest_gap_and_lowest_fit_agree() {
-        let mut g = Groups {
-            list: [(0, 0); SLOTS],
-            len: 0,
-        };
-        g.insert(20, 2);
-        g.insert(4, 6);
-        g.insert(3, 2);
-        assert_eq!(g.widest_gap(30), 10);
-        assert_eq!(g.lowest_fit(3, 30), Some(0));
-        assert_eq!(g.lowest_fit(4, 30), Some(10));
-        assert_eq!(g.lowest_fit(10, 30), Some(10));
-        assert_eq!(g.lowest_fit(11, 30), None);
+    fn the_stretches_widest_and_lowest_fit() {
+        let mut slots = [Slot::default(); SLOTS];
+        slots[0] = slot(20, 2);
+        slots[1] = slot(4, 6);
+        slots[2] = slot(3, 2);
+        let mut f = Free::new();
+        f.rebuild(0b111, &slots, 30);
+        assert_eq!(f.widest(), 10);
+        assert_eq!(f.lowest_fit(3).map(|i| f.start(i)), Some(0));
+        assert_eq!(f.lowest_fit(10).map(|i| f.start(i)), Some(10));
+        assert_eq!(f.lowest_fit(11), None);
+        let i = f.lowest_fit(4).unwrap();
+        assert_eq!(f.start(i), 10);
+        f.take(i, 4);
+        assert_eq!(f.widest(), 8);
+        assert_eq!(f.lowest_fit(7).map(|i| f.start(i)), Some(22));
         // On a grid of 21 the last group reaches past it: [10, 20) is widest.
-        assert_eq!(g.widest_gap(21), 10);
-        // A full grid has no room.
-        g.insert(0, 30);
-        assert_eq!(g.widest_gap(30), 0);
-        assert_eq!(g.lowest_fit(1, 30), None);
+        f.rebuild(0b111, &slots, 21);
+        assert_eq!(f.widest(), 10);
+        // A full grid has no room; an empty one is one stretch.
+        slots[3] = slot(0, 30);
+        f.rebuild(0b1111, &slots, 30);
+        assert_eq!((f.widest(), f.lowest_fit(1)), (0, None));
+        f.rebuild(0, &slots, 30);
+        assert_eq!(
+            (f.widest(), f.lowest_fit(30).map(|i| f.start(i))),
+            (30, Some(0))
+        );
     }
 }

@@ -11,9 +11,10 @@
 //!   walking the busy ones ([`Kernel::sweep`]).
 //! - The completion models are evaluated in sequence order ([`Delays`],
 //!   [`Results`]): a cycle is a counter, not a division per command.
-//! - The group allocator sorts the at most 16 busy groups, and knows the
-//!   widest free stretch between them: a job fits exactly when its count is
-//!   at most that.
+//! - The group allocator keeps the free stretches between the busy groups
+//!   in core order: a job fits exactly when its count is at most the widest,
+//!   goes to the front of the first one wide enough, and a placement only
+//!   shrinks that stretch.
 //! - The queue is a fixed slab of 64 jobs plus the insertion order as slab
 //!   indices and core-count keys, so a job leaving from the middle moves
 //!   bytes, not jobs, and the queue's turn finds the jobs that fit without
@@ -28,7 +29,7 @@ mod stream;
 pub(crate) use queue::QUEUE_CAP;
 pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 
-use self::groups::{Groups, overlaps};
+use self::groups::{Free, overlaps};
 use self::queue::{EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_slab};
 use super::handler::Exit;
 use super::observer::Observer;
@@ -165,12 +166,16 @@ pub(crate) struct Kernel {
     far: u16,
     /// The minimum ack over `far` (`u64::MAX` when none).
     far_next: u64,
-    /// The minimum deadline over the busy slots (`u64::MAX` when none).
+    /// The minimum deadline over the busy slots (`u64::MAX` when none), or,
+    /// while `min_deadline_low`, a pass at or below it ([`Kernel::sweep`]).
     min_deadline: u64,
+    /// True when a sweep freed the slot of `min_deadline` and the minimum
+    /// was not walked for again.
+    min_deadline_low: bool,
     pub stopped: bool,
-    /// The queue turn's sorted busy groups, rebuilt in place each turn (a
+    /// The queue turn's free stretches, rebuilt in place each turn (a
     /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
-    groups: Groups,
+    free: Free,
     pub commands: Vec<SubmittedCommand>,
     pub events: Vec<Event>,
 }
@@ -200,11 +205,9 @@ impl Kernel {
             far: 0,
             far_next: u64::MAX,
             min_deadline: u64::MAX,
+            min_deadline_low: false,
             stopped: false,
-            groups: Groups {
-                list: [(0, 0); SLOTS],
-                len: 0,
-            },
+            free: Free::new(),
             commands: Vec::new(),
             events: Vec::new(),
         }
@@ -400,17 +403,18 @@ impl Kernel {
         if self.queue.len == QUEUE_CAP {
             return Err(Refusal::Wait(Exit::WaitQueueFull));
         }
-        let job = Job {
-            id: self.job_ids,
-            handler: t.handler,
-            flags: t.flags,
-            count,
-            args: patched(t, regs),
-            pc,
-            owner: s.index,
-        };
+        let id = self.job_ids;
         self.job_ids += 1;
-        self.queue.push(job);
+        // Written in place: a job built on the stack cost a copy of its 64 bytes.
+        let job = self.queue.push_entry(t.flags, count);
+        job.id = id;
+        job.handler = t.handler;
+        job.flags = t.flags;
+        job.count = count;
+        job.pc = pc;
+        job.owner = s.index;
+        job.args = t.args;
+        patch(&mut job.args, t, regs);
         s.pending += 1;
         Ok(())
     }
@@ -500,8 +504,8 @@ impl Kernel {
     ///
     /// A job fits exactly when its count is at most the widest free stretch
     /// between the busy groups (groups.rs), so a job that cannot be placed
-    /// costs a comparison, and the allocator walks the groups only for a job
-    /// that is placed. The free cores only shrink during the turn, so after
+    /// costs a comparison, and the allocator walks the stretches only for a
+    /// job that is placed. The free cores only shrink during the turn, so after
     /// a placement the candidates are the jobs behind it that still fit:
     /// one branch-free comparison of the window's 16 counts finds them
     /// (queue.rs). The placed jobs leave the order once, at the end.
@@ -514,8 +518,8 @@ impl Kernel {
     #[inline(never)]
     fn queue_turn_window<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
-        self.groups.rebuild(self.busy, &self.slots);
-        let mut gap = self.groups.widest_gap(self.core_count);
+        self.free.rebuild(self.busy, &self.slots, self.core_count);
+        let mut gap = self.free.widest();
         // With no free core nothing can be placed; a turn that places
         // nothing changes nothing, however it ends.
         if gap == 0 {
@@ -537,15 +541,15 @@ impl Kernel {
                 continue;
             }
             let count = self.queue.count(w);
-            let Some(first) = self.groups.lowest_fit(count, self.core_count) else {
+            let Some(at) = self.free.lowest_fit(count) else {
                 continue;
             };
-            self.place(entry, first, count, streams, obs);
+            self.place(entry, at, count, streams, obs);
             placed |= 1 << w;
-            if self.busy == u16::MAX {
+            if self.busy == u16::MAX || fits == 0 {
                 break;
             }
-            gap = self.groups.widest_gap(self.core_count);
+            gap = self.free.widest();
             fits &= self.queue.fitting(window, gap);
         }
         self.queue.remove_placed(placed);
@@ -567,17 +571,17 @@ impl Kernel {
             }
             let entry = self.queue.entry(w);
             let count = self.queue.count(w);
-            let first =
+            let at =
                 if u64::from(count) <= gap && (entry & EXCLUSIVE == 0 || placed == (1 << w) - 1) {
-                    self.groups.lowest_fit(count, self.core_count)
+                    self.free.lowest_fit(count)
                 } else {
                     None
                 };
-            match first {
-                Some(first) => {
-                    self.place(entry, first, count, streams, obs);
+            match at {
+                Some(at) => {
+                    self.place(entry, at, count, streams, obs);
                     placed |= 1 << w;
-                    gap = self.groups.widest_gap(self.core_count);
+                    gap = self.free.widest();
                 }
                 None => {
                     // Its place now: the jobs ahead of it that stayed.
@@ -591,18 +595,19 @@ impl Kernel {
         self.queue.remove_placed(placed);
     }
 
-    /// The queue submits the job of `entry` on `[first, first + count)`
-    /// (S20): it takes the lowest free slot as in S19.
+    /// The queue submits the job of `entry` at the front of free stretch
+    /// `at` (S20): it takes the lowest free slot as in S19.
     #[inline(always)]
     fn place<O: Observer>(
         &mut self,
         entry: u8,
-        first: u32,
+        at: usize,
         count: u32,
         streams: &mut [Stream],
         obs: &mut O,
     ) {
         let job = self.queue.jobs[entry_slab(entry)];
+        let first = self.free.start(at);
         let fixed = if job.owner == HOST {
             self.params.deadline_passes
         } else {
@@ -622,7 +627,7 @@ impl Kernel {
             true,
             obs,
         );
-        self.groups.insert(first, count);
+        self.free.take(at, count);
         self.queue.placed(entry);
         self.queue_moved = true;
     }
@@ -644,7 +649,8 @@ impl Kernel {
     /// slots whose ack is this pass. So a sweep costs the slots it frees,
     /// not the busy ones. The next change is the wheel's next bucket, the
     /// far slots' next ack or the earliest deadline, which is walked for
-    /// again only when a slot that had it is freed.
+    /// again only when a slot that had it is freed and the walk can change
+    /// the answer (the deadline could be due or come before the next ack).
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let pass = self.pass;
         let bucket = (pass % ACK_WHEEL as u64) as usize;
@@ -686,15 +692,6 @@ impl Kernel {
             }
             obs.on_ack(slot as u8, s.seq, pass);
         }
-        if deadline_freed {
-            let mut busy = self.busy;
-            let mut min = u64::MAX;
-            while busy != 0 {
-                min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
-                busy &= busy - 1;
-            }
-            self.min_deadline = min;
-        }
         // The wheel's acks left are in pass + 1 ..= pass + 63.
         let next_wheel = if self.wheel_bits == 0 {
             u64::MAX
@@ -702,7 +699,25 @@ impl Kernel {
             let from = ((pass + 1) % ACK_WHEEL as u64) as u32;
             pass + 1 + u64::from(self.wheel_bits.rotate_right(from).trailing_zeros())
         };
-        self.swept_next_change = next_wheel.min(self.far_next).min(self.min_deadline);
+        let next_ack = next_wheel.min(self.far_next);
+        // Once the slot of the earliest deadline is freed, the old value is
+        // still a bound at or below the new one. The exact one is walked
+        // for only when the bound could matter: when it is due (the
+        // deadline phase, S13) or before the next ack (the next change).
+        // Otherwise the next change is the next ack either way, and no slot
+        // is late now.
+        self.min_deadline_low |= deadline_freed;
+        if self.min_deadline_low && (self.min_deadline <= pass || self.min_deadline < next_ack) {
+            let mut busy = self.busy;
+            let mut min = u64::MAX;
+            while busy != 0 {
+                min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
+                busy &= busy - 1;
+            }
+            self.min_deadline = min;
+            self.min_deadline_low = false;
+        }
+        self.swept_next_change = next_ack.min(self.min_deadline);
     }
 
     /// The lowest late slot after this pass's sweep, if any (S13, S14).
@@ -735,12 +750,18 @@ impl Kernel {
 #[inline]
 fn patched(t: &Tmpl, regs: &[u32; 16]) -> [u32; 10] {
     let mut args = t.args;
+    patch(&mut args, t, regs);
+    args
+}
+
+/// Applies the template's patches to `args` in order.
+#[inline]
+fn patch(args: &mut [u32; 10], t: &Tmpl, regs: &[u32; 16]) {
     for &(arg, reg) in &t.patches[..usize::from(t.patch_count).min(4)] {
         // Program::decode checked arg < 10 and reg < 16 (S5); the masks keep
         // the bounds checks out without changing an in-range value.
         args[usize::from(arg).min(9)] = regs[usize::from(reg & 15)];
     }
-    args
 }
 
 #[allow(dead_code)]
@@ -852,6 +873,41 @@ mod tests {
         assert_eq!(sweep(&mut k, 9), (0b100, Some(2), 7));
         // Pass 103: slot 2 freed from beyond the wheel; nothing left.
         assert_eq!(sweep(&mut k, 103), (0, None, u64::MAX));
+    }
+
+    /// The earliest deadline's slot freed while an ack comes first: in pass
+    /// 0, A (delay 1: ack 2; deadline 5), B (delay 9: ack 10; deadline 8)
+    /// and C (delay 2: ack 3; deadline 40) take slots 0, 1, 2 (S12, S13).
+    /// Next change: min(2, 10, 3, 5, 8, 40) = 2. Pass 2 frees A: next is
+    /// min(3, 8) = 3 (the ack of C), nothing late. Pass 3 frees C: next is
+    /// min(10, 8) = 8. Pass 8 frees nothing and B is late (8 <= 8).
+    #[test]
+    fn the_earliest_deadline_freed_before_the_next_ack() {
+        let params = Params {
+            delay: Delay::Table(vec![Some(1), Some(9), Some(2)]),
+            ..Params::default()
+        };
+        let mut k = Kernel::new(&params);
+        for deadline in [5, 8, 40] {
+            k.default_deadline = deadline;
+            k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                .unwrap();
+        }
+        assert_eq!(k.next_change, 2);
+        for (pass, busy, late, next) in [
+            (2, 0b110, None, 3),
+            (3, 0b010, None, 8),
+            (8, 0b010, Some(1), 8),
+        ] {
+            k.pass = pass;
+            k.sweep(&mut [], &mut NoObserver);
+            k.refresh_next_change();
+            assert_eq!(
+                (k.busy, k.lowest_late(), k.next_change),
+                (busy, late, next),
+                "pass {pass}"
+            );
+        }
     }
 
     /// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it:

@@ -112,25 +112,35 @@ impl Queue {
     /// Adds `job` at the end; the caller checked that the queue is not full.
     #[inline]
     pub(super) fn push(&mut self, job: Job) {
+        *self.push_entry(job.flags, job.count) = job;
+    }
+
+    /// Adds a job of `flags` and `count` cores at the end and gives its
+    /// slab entry for the caller to fill in place (ENQUEUE writes the
+    /// patched arguments straight there); the caller checked that the
+    /// queue is not full.
+    #[inline]
+    pub(super) fn push_entry(&mut self, job_flags: u8, count: u32) -> &mut Job {
         debug_assert!(self.len < QUEUE_CAP);
         let at = self.free.trailing_zeros() as usize % QUEUE_CAP;
         self.free &= !(1 << at);
-        let exclusive = if job.flags & flags::EXCLUSIVE != 0 {
+        let exclusive = if job_flags & flags::EXCLUSIVE != 0 {
             EXCLUSIVE
         } else {
             0
         };
-        // The lowest free entry is at most one past the slab's end.
-        if let Some(slot) = self.jobs.get_mut(at) {
-            *slot = job;
-        } else {
-            self.jobs.push(job);
-        }
         self.base[at] = self.placed + self.len as u64;
         let end = (self.head + self.len) % (2 * QUEUE_CAP);
         self.order[end] = at as u8 | exclusive;
-        self.keys[end] = key(job.count);
+        self.keys[end] = key(count);
         self.len += 1;
+        // The lowest free entry is at most one past the slab's end.
+        if at >= self.jobs.len() {
+            self.jobs.push(Job::default());
+        }
+        let last = self.jobs.len() - 1;
+        let at = at.min(last);
+        &mut self.jobs[at]
     }
 
     /// The order entry (slab index and exclusive flag) of the waiting job
@@ -197,13 +207,15 @@ impl Queue {
             return;
         }
         let end = ((32 - placed.leading_zeros()) as usize).min(WINDOW);
+        // The jobs placed from the head on leave with it: none is copied.
+        let start = (placed.trailing_ones() as usize).min(end);
         let head = self.head % QUEUE_CAP;
         // Backwards, each job one place further by the placed ones behind
         // it; a placed one is copied too, onto a place a job that stays
         // (or the new head) then covers, so there is no branch on which.
         // `to - 1 >= from` always: nothing is overwritten before it is read.
         let mut to = end;
-        for from in (0..end).rev() {
+        for from in (start..end).rev() {
             self.order[head + to - 1] = self.order[head + from];
             self.keys[head + to - 1] = self.keys[head + from];
             to -= usize::from(placed & (1 << from) == 0);
