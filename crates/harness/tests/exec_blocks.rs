@@ -24,6 +24,24 @@ fn agree(ops: &[MicroOp], max_steps: u32, params: &Params, what: &str) {
     }
 }
 
+/// `agree` under every budget of `budgets` and every step limit of `steps`.
+fn agree_grid(
+    ops: &[MicroOp],
+    budgets: impl IntoIterator<Item = u32>,
+    steps: impl IntoIterator<Item = u32> + Clone,
+    what: &str,
+) {
+    for budget in budgets {
+        let params = Params {
+            turn_budget: budget,
+            ..Params::default()
+        };
+        for max_steps in steps.clone() {
+            agree(ops, max_steps, &params, what);
+        }
+    }
+}
+
 /// A straight run of every straight micro-op, with the fused pairs
 /// ADD+ADDI and RAND+MOD in it, then `end`.
 fn straight_run(end: MicroOp) -> Vec<MicroOp> {
@@ -51,15 +69,12 @@ fn straight_run(end: MicroOp) -> Vec<MicroOp> {
 fn every_step_limit_and_budget_inside_a_straight_run() {
     for end in [op(Halt, 11, 0, 0, 0), op(Mod, 1, 1, 8, 0)] {
         let ops = straight_run(end);
-        for budget in [1, 2, 3, 4, 15, 16, 17, 63, 64] {
-            let params = Params {
-                turn_budget: budget,
-                ..Params::default()
-            };
-            for max_steps in 1..=ops.len() as u32 + 2 {
-                agree(&ops, max_steps, &params, "straight run");
-            }
-        }
+        agree_grid(
+            &ops,
+            [1, 2, 3, 4, 15, 16, 17, 63, 64],
+            1..=ops.len() as u32 + 2,
+            "straight run",
+        );
     }
 }
 
@@ -73,15 +88,7 @@ fn a_loop_of_straight_blocks_cut_by_turns_everywhere() {
     ops.push(op(Addi, 1, 1, 0, u32::MAX));
     ops.push(op(Jnz, 1, 0, 0, 1));
     ops.push(op(Halt, 11, 0, 0, 0));
-    for budget in 1..=64 {
-        let params = Params {
-            turn_budget: budget,
-            ..Params::default()
-        };
-        for max_steps in [100, 101, 102, 103, 1_000] {
-            agree(&ops, max_steps, &params, "loop");
-        }
-    }
+    agree_grid(&ops, 1..=64, [100, 101, 102, 103, 1_000], "loop");
 }
 
 #[test]
@@ -104,15 +111,12 @@ fn a_dependent_chain_through_the_accumulator_cut_everywhere() {
         op(Jnz, 1, 0, 0, 2),
         op(Halt, 11, 0, 0, 0),
     ];
-    for budget in 1..=64 {
-        let params = Params {
-            turn_budget: budget,
-            ..Params::default()
-        };
-        for max_steps in [1, 5, 9, 100, 101, 102, 103, 104, 105, 106, 107, 108, 1_000] {
-            agree(&ops, max_steps, &params, "dependent chain");
-        }
-    }
+    agree_grid(
+        &ops,
+        1..=64,
+        [1, 5, 9, 100, 101, 102, 103, 104, 105, 106, 107, 108, 1_000],
+        "dependent chain",
+    );
 }
 
 #[test]
@@ -127,27 +131,16 @@ fn jumps_into_a_block_and_long_blocks() {
         op(Jnz, 1, 0, 0, 2),
         op(Halt, 2, 0, 0, 0),
     ];
-    for budget in [1, 2, 3, 64] {
-        let params = Params {
-            turn_budget: budget,
-            ..Params::default()
-        };
-        for max_steps in 1..=20 {
-            agree(&ops, max_steps, &params, "jump into a pair");
-        }
-    }
+    agree_grid(&ops, [1, 2, 3, 64], 1..=20, "jump into a pair");
     // 600 ADDIs and HALT: blocks of 255, 255 and 91 micro-ops.
     let mut ops = vec![op(Addi, 1, 1, 0, 1); 600];
     ops.push(op(Halt, 1, 0, 0, 0));
-    for budget in [1, 63, 64, 254, 255, 256, 1_000] {
-        let params = Params {
-            turn_budget: budget,
-            ..Params::default()
-        };
-        for max_steps in [1, 254, 255, 256, 509, 510, 511, 600, 601, 602] {
-            agree(&ops, max_steps, &params, "long block");
-        }
-    }
+    agree_grid(
+        &ops,
+        [1, 63, 64, 254, 255, 256, 1_000],
+        [1, 254, 255, 256, 509, 510, 511, 600, 601, 602],
+        "long block",
+    );
 }
 
 #[test]
