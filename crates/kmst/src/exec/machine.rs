@@ -376,7 +376,8 @@ impl Machine {
     /// stream and nothing else can happen), a turn that uses its whole
     /// budget ends its pass and the next quick pass's turn runs at once,
     /// without the trip through the pass loop; `kernel.pass` says which pass
-    /// the last turn was in.
+    /// the last turn was in. The stream's wait, if it waited, no longer
+    /// holds: `turns` tests it (a quick pass's stream did not wait).
     fn turn<O: Observer>(
         &mut self,
         i: usize,
@@ -390,11 +391,10 @@ impl Machine {
             return (0, TurnEnd::Budget);
         }
         let s = &self.streams[i].meta;
-        // A micro-op that waited and whose condition still holds waits again
-        // (its operands cannot have changed); no need to dispatch it.
-        if s.waiting.holds(&self.kernel, s) {
-            return (0, wait_end(s.waiting));
-        }
+        debug_assert!(
+            !s.waiting.holds(&self.kernel, s),
+            "the caller tests the wait"
+        );
         // The one counter of the hot path: the budget and the steps left.
         let fuel = budget.min(s.max_steps - s.steps);
         if fuel == 0 {
@@ -578,8 +578,9 @@ impl Machine {
                 let i = usize::from(submitters[who]);
                 let s = &self.streams[i].meta;
                 if s.life == Life::Active {
-                    // A wait that still holds ends the turn at once (as in
-                    // `turn`), without the call.
+                    // A micro-op that waited and whose condition still
+                    // holds waits again (its operands cannot have changed):
+                    // the turn ends at once, without dispatching it.
                     let (ran, why) =
                         if self.params.turn_budget != 0 && s.waiting.holds(&self.kernel, s) {
                             (0, wait_end(s.waiting))
