@@ -44,9 +44,7 @@ pub(crate) struct Submit;
 impl OpBody for Submit {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-        if ctx.spanning {
-            return Err(Exit::Resync);
-        }
+        ctx.resync()?;
         let pc = ctx.pc(ip);
         // SAFETY: OpBody's contract; the template index is below command_count
         // (the check's reason 5, re-tested by Program::decode); `regs` points
@@ -67,9 +65,7 @@ pub(crate) struct Enqueue;
 impl OpBody for Enqueue {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-        if ctx.spanning {
-            return Err(Exit::Resync);
-        }
+        ctx.resync()?;
         let pc = ctx.pc(ip);
         // SAFETY: as for SUBMIT.
         unsafe {
@@ -115,9 +111,7 @@ pub(crate) struct Event;
 impl OpBody for Event {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-        if ctx.spanning {
-            return Err(Exit::Resync);
-        }
+        ctx.resync()?;
         // SAFETY: OpBody's contract.
         unsafe {
             let req = (*ctx.stream).req;
@@ -136,9 +130,7 @@ pub(crate) struct Time;
 impl OpBody for Time {
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-        if ctx.spanning {
-            return Err(Exit::Resync);
-        }
+        ctx.resync()?;
         // SAFETY: OpBody's contract.
         unsafe {
             set(regs, (*ip).a, (*ctx.kernel).time());

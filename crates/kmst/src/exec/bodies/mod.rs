@@ -60,6 +60,18 @@ impl<O: Observer> Ctx<O> {
         }
     }
 
+    /// `Err(Exit::Resync)` inside a span of quick passes (machine.rs): for
+    /// the micro-ops that read or change the kernel, which must first learn
+    /// their pass.
+    #[inline(always)]
+    pub fn resync(&self) -> Result<(), Exit> {
+        if self.spanning {
+            Err(Exit::Resync)
+        } else {
+            Ok(())
+        }
+    }
+
     /// The program counter of `ip`.
     #[inline(always)]
     pub fn pc(&self, ip: *const Inst) -> u32 {
