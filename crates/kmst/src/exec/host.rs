@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use super::kernel::MAX_STREAMS;
 use super::machine::Machine;
-use super::observer::{NoObserver, Observer};
+use super::observer::Observer;
 use super::program::Program;
 use crate::check::{CheckedUpload, RUN_REJECTED, RunPlace};
 use crate::format::{HEADER_LEN, flags, upload_len_u64};
@@ -87,9 +87,7 @@ impl Host {
                 } else {
                     let data = scenario.region_bytes(at, len);
                     CheckedUpload::new(&data, region_size).map(|c| {
-                        programs.push(Program::decode(&c, &|i| {
-                            super::tail::Tail::<NoObserver>::TABLE_REF[usize::from(i)]
-                        }));
+                        programs.push(Program::decode(&c));
                         (programs.len() - 1) as u16
                     })
                 };

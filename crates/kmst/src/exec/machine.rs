@@ -41,7 +41,7 @@ use super::chain::enter;
 use super::handler::Exit;
 use super::host::Host;
 use super::kernel::{Kernel, Life, MAX_STREAMS, Stream, StreamEnd, StreamMeta, Waiting};
-use super::observer::{NoObserver, Observer, TurnEnd};
+use super::observer::{Observer, TurnEnd};
 use super::program::Program;
 use super::tail::Tail;
 #[cfg(feature = "threaded")]
@@ -103,11 +103,8 @@ impl Machine {
     /// is taken in pass 0). A rejected upload gives a machine whose result
     /// is the check's error (P1).
     pub fn new(upload: &[u8], params: &Params) -> Machine {
-        let decoded = CheckedUpload::new(upload, params.region_size).map(|checked| {
-            Program::decode(&checked, &|i| {
-                super::tail::Tail::<NoObserver>::TABLE_REF[usize::from(i)]
-            })
-        });
+        let decoded =
+            CheckedUpload::new(upload, params.region_size).map(|checked| Program::decode(&checked));
         let mut m = Machine::blank(params, SmallVec::new(), Host::none(), 1);
         m.cancel_pass = params.cancel_pass;
         match decoded {

@@ -15,6 +15,8 @@ use crate::ops::{ImmKind, RegField};
 
 use super::chain::straight;
 use super::handler::{HEAD, Handler, Inst, MAX_BLOCK, OpIndex, len_in_imm};
+use super::observer::NoObserver;
+use super::tail::Tail;
 
 /// One pre-decoded template (80 bytes in the upload).
 #[derive(Clone, Copy, Debug, Default)]
@@ -56,8 +58,10 @@ impl Program {
     /// template index inside its table, and every patch in range. The facts
     /// the hot path's `unsafe` code relies on are asserted once more here (a
     /// panic, never undefined behaviour, should the checker ever be wrong).
-    /// `handler_of` gives the threaded handler of each `op` byte.
-    pub fn decode(upload: &CheckedUpload<'_>, handler_of: &dyn Fn(u8) -> Handler) -> Program {
+    /// Every instruction's `handler` is `End`'s until the threaded variant
+    /// sets them for its observer at the start of a run (Machine::run); the
+    /// other variants never read it.
+    pub fn decode(upload: &CheckedUpload<'_>) -> Program {
         let header = upload.header();
         let op_count = upload.op_count() as usize;
         let head = Head {
@@ -68,8 +72,8 @@ impl Program {
             seed: header.seed,
         };
         assert!(op_count <= MAX_OPS, "the check passed the header");
-        // Every instruction's handler is set at the end.
-        let placeholder = handler_of(OpIndex::End as u8 | HEAD);
+        let placeholder: Handler =
+            const { Tail::<NoObserver>::TABLE[(OpIndex::End as u8 | HEAD) as usize] };
         let mut insts = Vec::with_capacity(op_count + 1);
         for pc in 0..upload.op_count() {
             let (opcode, op) = upload.op(pc);
@@ -179,7 +183,7 @@ impl Program {
             }
         }
         // Each head gets its block's length, in the field its (first)
-        // micro-op leaves free; every instruction its threaded handler.
+        // micro-op leaves free.
         let mut end = op_count + 1;
         for pc in (0..=op_count).rev() {
             let inst = &mut insts[pc];
@@ -192,7 +196,6 @@ impl Program {
                     inst.c = len as u8;
                 }
             }
-            inst.handler = handler_of(inst.op);
         }
         let templates = (0..upload.command_count())
             .map(|j| {
@@ -260,9 +263,7 @@ mod tests {
         };
         let data = upload.encode();
         let checked = CheckedUpload::new(&data, data.len() as u64).expect("a valid upload");
-        Program::decode(&checked, &|_| {
-            crate::exec::tail::Tail::<crate::exec::NoObserver>::TABLE[0]
-        })
+        Program::decode(&checked)
     }
 
     /// (op byte, a, b, c, imm) of each decoded instruction.

@@ -16,9 +16,6 @@ pub(crate) struct Tail<O>(PhantomData<O>);
 impl<O: Observer> Tail<O> {
     /// The charged and head handlers, by `op` byte.
     pub(crate) const TABLE: [Handler; TABLE_LEN] = tables::<O, Tail<O>>().1;
-
-    /// The same table as a reference, to index without copying it.
-    pub(crate) const TABLE_REF: &'static [Handler; TABLE_LEN] = &Self::TABLE;
 }
 
 impl<P: Observer> NextHandler for Tail<P> {
