@@ -3,46 +3,12 @@
 
 use kmst::exec::{Dispatch, simulate};
 use kmst::reference::SimResult;
+use kmst_harness::answers::run_difference;
 use kmst_harness::fuzzing::{any_case_from_seed, case_from_seed};
 
 /// The first difference between two answers, for the failure message.
 fn first_difference(want: &SimResult, got: &SimResult) -> String {
-    for (i, (a, b)) in want.commands.iter().zip(&got.commands).enumerate() {
-        if a != b {
-            return format!("command {i}: reference {a:?}, got {b:?}");
-        }
-    }
-    if want.commands.len() != got.commands.len() {
-        return format!(
-            "{} commands from the reference, {} got; next: {:?} / {:?}",
-            want.commands.len(),
-            got.commands.len(),
-            want.commands.get(got.commands.len()),
-            got.commands.get(want.commands.len())
-        );
-    }
-    for (i, (a, b)) in want.events.iter().zip(&got.events).enumerate() {
-        if a != b {
-            return format!("event {i}: reference {a:?}, got {b:?}");
-        }
-    }
-    if want.events.len() != got.events.len() {
-        return format!("events: reference {:?}, got {:?}", want.events, got.events);
-    }
-    // The rest of the answer differs: show both as S24 JSON (without the
-    // commands and events, which are equal).
-    let json = |r: &SimResult| {
-        r.to_json_value()
-            .map(|mut v| {
-                if let Some(o) = v.as_object_mut() {
-                    o.remove("commands");
-                    o.remove("events");
-                }
-                v.to_string()
-            })
-            .unwrap_or_else(|e| format!("(no JSON: {e})"))
-    };
-    format!("reference {}\n      got {}", json(want), json(got))
+    run_difference(want, got).map_or_else(String::new, |(d, _)| d.to_string())
 }
 
 const CASES: u64 = 2_000;
