@@ -120,6 +120,42 @@ fn a_dependent_chain_through_the_accumulator_cut_everywhere() {
 }
 
 #[test]
+fn in_place_variants_and_pairs_cut_everywhere() {
+    // The in-place variants (`b` is `a`, docs/dispatch.md "In place") at a
+    // head and inside blocks, and the loop pairs whose jump reads the
+    // register their ADDI wrote, under every budget and step limits that
+    // stop between a pair's halves.
+    let ops = vec![
+        op(Set, 3, 0, 0, 3),
+        op(Set, 9, 0, 0, 25),
+        op(Set, 5, 0, 0, 1),
+        op(Add, 4, 4, 9, 0),   // pc 3, head: AddA
+        op(Mul, 5, 5, 3, 0),   // MulA
+        op(Sub, 6, 6, 4, 0),   // SubA (c = r4 is not MUL's r5)
+        op(And, 7, 7, 5, 0),   // AndA
+        op(Shr, 8, 8, 0, 1),   // ShrA
+        op(Add, 10, 10, 8, 0), // AddAC
+        op(Addi, 0, 0, 0, 1),  // AddiJltA with pc 10
+        op(Jlt, 0, 9, 0, 3),
+        op(Set, 1, 0, 0, 4),
+        op(Addi, 1, 1, 0, u32::MAX), // pc 12, head: AddiA
+        op(Addi, 2, 2, 0, 7),        // AddiJnz: JNZ reads r1, not r2
+        op(Jnz, 1, 0, 0, 12),
+        op(Addi, 11, 2, 0, 1), // AddiJlt: not in place
+        op(Jlt, 11, 9, 0, 0),  // not taken (r11 = 29)
+        op(Halt, 10, 0, 0, 0),
+    ];
+    agree_grid(
+        &ops,
+        1..=64,
+        [
+            1, 4, 10, 11, 12, 100, 201, 202, 203, 204, 214, 215, 216, 1_000,
+        ],
+        "in place",
+    );
+}
+
+#[test]
 fn jumps_into_a_block_and_long_blocks() {
     // JMP over the first of ADD+ADDI into the ADDI: the pair must not fuse.
     let ops = vec![

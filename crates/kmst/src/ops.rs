@@ -90,7 +90,6 @@ macro_rules! reg_field {
         RegField::C
     };
 }
-pub(crate) use reg_field;
 
 macro_rules! define_opcode {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {

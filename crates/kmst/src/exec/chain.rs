@@ -11,7 +11,8 @@
 //! - **charged**: inside a block whose head paid: counts nothing. A
 //!   forwarding variant's charged handler reads its operand from the
 //!   accumulator the handler before passed on (docs/dispatch.md "The
-//!   accumulator"); its counted and head handlers are the plain micro-op's.
+//!   accumulator"); its counted and head handlers read the register file
+//!   (an in-place variant stays in place in all three).
 //!
 //! The two variants differ only in how the next charged or head handler is
 //! found ([`NextHandler`]): read from a static table by the next
@@ -83,8 +84,8 @@ impl<B: OpBody, S: Src> Unit for One<B, S> {
     ) -> Result<(*const Inst, u32), Exit> {
         // SAFETY: the caller's contract.
         // A counted micro-op may be the first of a turn, with nothing in
-        // the accumulator: it reads the register file.
-        unsafe { step::<B, O, Regs>(ip, regs, ctx, fuel, acc).map(|next| (next, fuel - 1)) }
+        // the accumulator: it reads where `S` says when none is held.
+        unsafe { step::<B, O, S::Held>(ip, regs, ctx, fuel, acc).map(|next| (next, fuel - 1)) }
     }
 
     #[inline(always)]
@@ -101,10 +102,12 @@ impl<B: OpBody, S: Src> Unit for One<B, S> {
     }
 }
 
-/// A superinstruction, `A` then `B`, as a [`Unit`].
-pub(crate) struct Pair<A, B>(PhantomData<(A, B)>);
+/// A superinstruction, `A` (its operands from where `SA` says: the
+/// register file or in place) then `B` (from where `SB` says: the register
+/// file, or the accumulator `A` left), as a [`Unit`].
+pub(crate) struct Pair<A, B, SA = Regs, SB = Regs>(PhantomData<(A, B, SA, SB)>);
 
-impl<A: OpBody, B: OpBody> Unit for Pair<A, B> {
+impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
     #[inline(always)]
     unsafe fn counted<O: Observer>(
         ip: *const Inst,
@@ -114,8 +117,9 @@ impl<A: OpBody, B: OpBody> Unit for Pair<A, B> {
         acc: &mut u32,
     ) -> Result<(*const Inst, u32), Exit> {
         // SAFETY: the caller's contract: the decoder gave this index only to
-        // an `A` followed by a `B` (run_pair's contract).
-        unsafe { run_pair::<A, B, O>(ip, regs, ctx, fuel, acc) }
+        // an `A` meeting `SA`'s condition followed by a `B` meeting `SB`'s
+        // (run_pair's contract).
+        unsafe { run_pair::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
     }
 
     #[inline(always)]
@@ -127,7 +131,7 @@ impl<A: OpBody, B: OpBody> Unit for Pair<A, B> {
         acc: &mut u32,
     ) -> Result<*const Inst, Exit> {
         // SAFETY: as `counted`.
-        unsafe { run_pair_charged::<A, B, O>(ip, regs, ctx, fuel, acc) }
+        unsafe { run_pair_charged::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
     }
 }
 
@@ -277,8 +281,19 @@ macro_rules! chain_table_ops {
     };
 }
 
+/// A pair's operand source as `for_each_fused!` names it: none is the
+/// register file.
+macro_rules! src_or_regs {
+    () => {
+        bodies::Regs
+    };
+    ($src:ident) => {
+        bodies::src::$src
+    };
+}
+
 macro_rules! chain_table_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*] [$($fwd:ident = $base:ident($field:ident);)*]) => {
+    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
         const STRAIGHT: [bool; HANDLERS] = [
             $(<bodies::$name as OpBody>::STRAIGHT,)*
             false,
@@ -289,26 +304,29 @@ macro_rules! chain_table_all {
         /// The two handler tables of variant `N` for observer `O`, by `op`
         /// byte: (counted, charged), each with the head handlers from
         /// [`HEAD`] on. The unused entries between hold `End`'s counted
-        /// handler.
+        /// handler. A variant's counted and head handlers read its operands
+        /// from where its source says when no accumulator is held
+        /// (`Src::Held`).
         pub(crate) const fn tables<O: Observer, N: NextHandler>() -> ([Handler; TABLE_LEN], [Handler; TABLE_LEN]) {
             let plain: [Handler; HANDLERS] = [
                 $(counted::<One<bodies::$name>, O, N> as Handler,)*
                 counted::<One<bodies::End>, O, N> as Handler,
-                $(counted::<Pair<bodies::$first, bodies::$second>, O, N> as Handler,)*
-                $(counted::<One<bodies::$base>, O, N> as Handler,)*
+                $(counted::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O, N> as Handler,)*
+                $(counted::<One<bodies::$base, <bodies::src::$src as Src>::Held>, O, N> as Handler,)*
             ];
             let inside: [Handler; HANDLERS] = [
                 $(charged::<One<bodies::$name>, O, N> as Handler,)*
                 charged::<One<bodies::End>, O, N> as Handler,
-                $(charged::<Pair<bodies::$first, bodies::$second>, O, N> as Handler,)*
-                $(charged::<One<bodies::$base, bodies::from_acc::$field>, O, N> as Handler,)*
+                $(charged::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O, N> as Handler,)*
+                $(charged::<One<bodies::$base, bodies::src::$src>, O, N> as Handler,)*
             ];
             let heads: [Handler; HANDLERS] = [
                 $(head::<One<bodies::$name>, { len_in_imm(OpIndex::$name.first_opcode()) }, O, N> as Handler,)*
                 head::<One<bodies::End>, { len_in_imm(OpIndex::End.first_opcode()) }, O, N> as Handler,
-                $(head::<Pair<bodies::$first, bodies::$second>, { len_in_imm(OpIndex::$fused.first_opcode()) }, O, N> as Handler,)*
-                // Never a head (the decoder forwards only inside a block).
-                $(head::<One<bodies::$base>, { len_in_imm(OpIndex::$fwd.first_opcode()) }, O, N> as Handler,)*
+                $(head::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, { len_in_imm(OpIndex::$fused.first_opcode()) }, O, N> as Handler,)*
+                // Only an in-place variant is ever a head (the decoder
+                // forwards the accumulator only inside a block).
+                $(head::<One<bodies::$base, <bodies::src::$src as Src>::Held>, { len_in_imm(OpIndex::$var.first_opcode()) }, O, N> as Handler,)*
             ];
             let filler = counted::<One<bodies::End>, O, N> as Handler;
             let mut c = [filler; TABLE_LEN];

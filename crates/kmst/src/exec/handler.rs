@@ -1,7 +1,8 @@
 //! What every dispatch variant shares, at the bottom of the interpreter:
 //! the pre-decoded instruction ([`Inst`]), the handler signature
 //! ([`Handler`]), why a handler chain returns ([`Exit`]) and the dense handler
-//! index ([`OpIndex`]). Nothing here depends on the kernel or the bodies.
+//! index ([`OpIndex`]). Nothing here depends on the kernel or the bodies,
+//! but for where a variant reads its operands ([`Src`]).
 //!
 //! # The contract every handler relies on
 //!
@@ -36,7 +37,8 @@
 //! micro-op S17 says (chain.rs). That is the only thing fuel decides: wrong
 //! fuel gives a wrong answer, never an access outside the program.
 
-use crate::ops::{ImmKind, Opcode, RegField};
+use super::bodies::Src;
+use crate::ops::{ImmKind, Opcode};
 
 /// One pre-decoded micro-op: 16 bytes, one per slot of the program.
 #[derive(Clone, Copy)]
@@ -162,43 +164,63 @@ macro_rules! tail_call {
 }
 pub(crate) use tail_call;
 
-/// Calls `$m!` with `[the micro-op names] [the superinstructions]`, where each
-/// superinstruction is `Fused = First + Second;`: a micro-op that is neither a
-/// jump nor able to fail or wait, followed by any micro-op. The pairs are
-/// the most frequent straight-line pairs over the corpus and the bench
-/// workloads (`kmst profile --pairs`, docs/performance.md "Which pairs to
-/// fuse"), leaving out pairs that only one benchmark's loop has. Program::decode
-/// gives the first of such a pair the fused handler and keeps the second in
-/// place unchanged, so a jump into the second still runs it alone; the fused
-/// handler counts two micro-ops and stops between them when only one unit of
-/// fuel is left (docs/dispatch.md, "Superinstructions").
+/// Calls `$m!` with `[the micro-op names] [the superinstructions] [the
+/// variants]`.
 ///
-/// The third list is the forwarding variants, `Variant = Base(field);`: the
-/// micro-op `Base` reading its register `field` from the accumulator (the
-/// value the micro-op just before it wrote) instead of the register file.
-/// Program::decode gives one to a micro-op inside a block whose `field` is
-/// the register the micro-op before it wrote, so a chain of dependent
-/// micro-ops passes its values in a machine register rather than through a
-/// store and a load (docs/dispatch.md "The accumulator").
+/// A superinstruction is `Fused = First + Second;`: a micro-op that is
+/// neither a jump nor able to fail or wait, followed by any micro-op;
+/// `First(in_place)` asks that the first be in place (its `b` is its `a`,
+/// read once; the variants below), `Second(a)` that the second read as its
+/// `a` the register the first wrote, which it takes from the accumulator. The pairs are the most frequent straight-line
+/// pairs over the corpus and the bench workloads (`kmst profile --pairs`,
+/// docs/performance.md "Which pairs to fuse"), leaving out pairs that only
+/// one benchmark's loop has. Program::decode gives the first of such a pair
+/// the fused handler (the first matching entry, in list order) and keeps
+/// the second in place unchanged, so a jump into the second still runs it
+/// alone; the fused handler counts two micro-ops and stops between them
+/// when only one unit of fuel is left (docs/dispatch.md,
+/// "Superinstructions").
+///
+/// A variant is `Variant = Base(src);`: the micro-op `Base` reading its
+/// operands from where `bodies::src::src` says, each with the condition
+/// Program::decode tests before giving it (the first in list order that
+/// holds):
+/// - `b`, `c`: that register field from the accumulator, the value the
+///   micro-op just before it in its block wrote, rather than from the
+///   register file, so a chain of dependent micro-ops passes its values in
+///   a machine register rather than through a store and a load
+///   (docs/dispatch.md "The accumulator");
+/// - `in_place`: the micro-op's `b` is its `a` (`ADD r4, r4, r1`), so the
+///   body reads one register field less; true wherever the micro-op runs;
+/// - `in_place_c`: both.
 macro_rules! for_each_fused {
     ($m:ident [$($ops:tt)*]) => {
         $m! { [$($ops)*] [
+            AddiJltA = Addi(in_place) + Jlt(a);
             AddiJlt = Addi + Jlt;
+            AddiJnzA = Addi(in_place) + Jnz(a);
             AddiJnz = Addi + Jnz;
             RandMod = Rand + Mod;
             AddAddi = Add + Addi;
         ] [
+            AddAC = Add(in_place_c);
             AddB = Add(b);
             AddC = Add(c);
+            AddA = Add(in_place);
             SubB = Sub(b);
             SubC = Sub(c);
+            SubA = Sub(in_place);
             MulB = Mul(b);
             MulC = Mul(c);
+            MulA = Mul(in_place);
             AndB = And(b);
             AndC = And(c);
+            AndA = And(in_place);
             MovB = Mov(b);
             AddiB = Addi(b);
+            AddiA = Addi(in_place);
             ShrB = Shr(b);
+            ShrA = Shr(in_place);
         ] }
     };
 }
@@ -211,21 +233,22 @@ macro_rules! define_op_index {
 }
 
 macro_rules! define_op_index_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*] [$($fwd:ident = $base:ident($field:ident);)*]) => {
+    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
         /// The dense handler index of each micro-op, in the order of the
         /// definition list, then the `End` sentinel, then the
-        /// superinstructions, then the forwarding variants.
+        /// superinstructions, then the variants.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #[repr(u8)]
         pub(crate) enum OpIndex {
             $($name,)*
             End,
             $($fused,)*
-            $($fwd,)*
+            $($var,)*
         }
 
-        /// The number of handlers (every micro-op, `End`, the superinstructions).
-        pub(crate) const HANDLERS: usize = 0 $(+ { let _ = OpIndex::$fused; 1 })* $(+ { let _ = OpIndex::$fwd; 1 })* + OpIndex::End as usize + 1;
+        /// The number of handlers (every micro-op, `End`, the
+        /// superinstructions, the variants).
+        pub(crate) const HANDLERS: usize = 0 $(+ { let _ = OpIndex::$fused; 1 })* $(+ { let _ = OpIndex::$var; 1 })* + OpIndex::End as usize + 1;
 
         impl OpIndex {
             /// The index of an opcode.
@@ -235,14 +258,14 @@ macro_rules! define_op_index_all {
                 }
             }
 
-            /// The micro-op of a plain index, the first micro-op of a
-            /// superinstruction; `None` for `End`.
+            /// The micro-op of a plain index or a variant, the first
+            /// micro-op of a superinstruction; `None` for `End`.
             pub(crate) const fn first_opcode(self) -> Option<Opcode> {
                 match self {
                     $(OpIndex::$name => Some(Opcode::$name),)*
                     OpIndex::End => None,
                     $(OpIndex::$fused => Some(Opcode::$first),)*
-                    $(OpIndex::$fwd => Some(Opcode::$base),)*
+                    $(OpIndex::$var => Some(Opcode::$base),)*
                 }
             }
 
@@ -254,24 +277,41 @@ macro_rules! define_op_index_all {
                 }
             }
 
-            /// The forwarding variant of `base` that reads `field` from the
-            /// accumulator, if there is one.
-            pub(crate) fn forward(base: OpIndex, field: RegField) -> Option<OpIndex> {
-                $(if base == OpIndex::$base && field == crate::ops::reg_field!($field) {
-                    return Some(OpIndex::$fwd);
+            /// The variant the decoder gives the plain micro-op `this`, of
+            /// index `base`: the first in list order whose condition holds,
+            /// where `prev` is the micro-op before it in its block, if it
+            /// left its value in the accumulator.
+            pub(crate) fn variant(base: OpIndex, this: &Inst, prev: Option<&Inst>) -> Option<OpIndex> {
+                $(if base == OpIndex::$base && holds::<crate::exec::bodies::src::$src>(this, prev) {
+                    return Some(OpIndex::$var);
                 })*
                 None
             }
 
-            /// The superinstruction of the pair `first` then `second`, if any.
-            pub(crate) fn fuse(first: OpIndex, second: OpIndex) -> Option<OpIndex> {
-                $(if first == OpIndex::$first && second == OpIndex::$second {
+            /// The superinstruction of the plain micro-ops `first` then
+            /// `second` (indices and instructions), if any: the first in
+            /// list order whose conditions hold.
+            pub(crate) fn fuse(first: (OpIndex, &Inst), second: (OpIndex, &Inst)) -> Option<OpIndex> {
+                $(if first.0 == OpIndex::$first && second.0 == OpIndex::$second
+                    $(&& holds::<crate::exec::bodies::src::$fsrc>(first.1, None))?
+                    $(&& holds::<crate::exec::bodies::src::$ssrc>(second.1, Some(first.1)))? {
                     return Some(OpIndex::$fused);
                 })*
                 None
             }
         }
     };
+}
+
+/// Whether operand source `S` may serve micro-op `this`, `prev` being the
+/// micro-op before it in its block that left its `a` in the accumulator
+/// (`None` where no accumulator is held: a head, or the second of a pair).
+fn holds<S: Src>(this: &Inst, prev: Option<&Inst>) -> bool {
+    let from_acc = |r: u8| prev.is_some_and(|p| p.a == r);
+    (!S::B_IS_A || this.b == this.a)
+        && (!S::A || from_acc(this.a))
+        && (!S::B || from_acc(this.b))
+        && (!S::C || from_acc(this.c))
 }
 
 crate::for_each_op!(define_op_index);

@@ -11,7 +11,7 @@
 
 use crate::check::CheckedUpload;
 use crate::format::{ARGS, MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS};
-use crate::ops::{ImmKind, RegField};
+use crate::ops::ImmKind;
 
 use super::chain::straight;
 use super::handler::{HEAD, Handler, Inst, MAX_BLOCK, OpIndex, len_in_imm};
@@ -158,28 +158,27 @@ impl Program {
             if insts[pc].op & HEAD != 0 {
                 continue;
             }
-            if let Some(fused) = OpIndex::fuse(index(&insts[pc - 1]), index(&insts[pc])) {
+            let (first, second) = (&insts[pc - 1], &insts[pc]);
+            if let Some(fused) = OpIndex::fuse((index(first), first), (index(second), second)) {
                 insts[pc - 1].op = fused as u8 | (insts[pc - 1].op & HEAD);
             }
         }
-        // The accumulator (handler::for_each_fused!): a plain micro-op inside
-        // a block that reads, as `b` or `c`, the register the micro-op just
-        // before it wrote gets the variant that reads it from the
-        // accumulator. The micro-op before is straight (else this one would
-        // be a head), so it wrote its `a` and left that value there. The
-        // second half of a pair is left alone: it runs on its own only
-        // counted, from the register file.
-        for pc in 1..op_count {
-            let (prev, this) = (&insts[pc - 1], &insts[pc]);
-            if this.op & HEAD != 0 || OpIndex::fuse_parts(index(prev)).is_some() {
-                continue;
-            }
-            let i = index(this);
-            let forward = [(RegField::B, this.b), (RegField::C, this.c)]
-                .into_iter()
-                .find_map(|(field, r)| OpIndex::forward(i, field).filter(|_| r == prev.a));
-            if let Some(f) = forward {
-                insts[pc].op = f as u8;
+        // The variants (handler::for_each_fused!): a plain micro-op (not
+        // the first of a pair) gets the
+        // first variant whose condition holds. In place (`b` is `a`)
+        // anywhere; from the accumulator only inside a block, reading, as
+        // `b` or `c`, the register the micro-op just before it wrote. That
+        // micro-op is straight (else this one would be a head), so it wrote
+        // its `a` and left that value there. The second half of a pair
+        // takes no accumulator: it runs on its own only counted, from the
+        // register file.
+        for pc in 0..op_count {
+            let this = &insts[pc];
+            let prev = (pc > 0 && this.op & HEAD == 0)
+                .then(|| &insts[pc - 1])
+                .filter(|prev| index(prev).fuse_parts().is_none());
+            if let Some(v) = OpIndex::variant(index(this), this, prev) {
+                insts[pc].op = v as u8 | (this.op & HEAD);
             }
         }
         // Each head gets its block's length, in the field its (first)
@@ -281,12 +280,15 @@ mod tests {
         // pc 1 ADD r2, r2, r1  head (JNZ's target), block pc 1..=3: 3
         //                  micro-ops; ADD has no imm: the length in imm.
         //                  Not fused with pc 2, which is already the first
-        //                  of ADDI+JNZ (fusing runs from the end).
-        // pc 2 ADDI r1, r1, -1 fused with pc 3 into AddiJnz.
+        //                  of ADDI+JNZ (fusing runs from the end). In place
+        //                  (b = a = r2): AddA, a head still.
+        // pc 2 ADDI r1, r1, -1 in place, fused with pc 3 into AddiJnzA.
         // pc 3 JNZ r1, 1   imm = (1 - 3) * 16 bytes = -32; ends its block.
         // pc 4 MOD r3, r2, r1  head (after a jump); can stop the turn
         //                  (reason 7), so a block of 1, length in imm.
-        // pc 5 ADD r4, r4, r4  head (after MOD), block pc 5..=6: 2.
+        // pc 5 ADD r4, r4, r4  head (after MOD), block pc 5..=6: 2. In
+        //                  place: AddA (c = r4 is not from the accumulator:
+        //                  a head holds none).
         // pc 6 HALT r4     ends the block; no head.
         // pc 7 End         head, block of 1, length in imm.
         let p = decode(vec![
@@ -303,11 +305,11 @@ mod tests {
             fields(&p),
             vec![
                 (h(OpIndex::Set), 1, 0, 1, 5),
-                (h(OpIndex::Add), 2, 2, 1, 3),
-                (OpIndex::AddiJnz as u8, 1, 1, 0, u32::MAX),
+                (h(OpIndex::AddA), 2, 2, 1, 3),
+                (OpIndex::AddiJnzA as u8, 1, 1, 0, u32::MAX),
                 (OpIndex::Jnz as u8, 1, 0, 0, (-32i32) as u32),
                 (h(OpIndex::Mod), 3, 2, 1, 1),
-                (h(OpIndex::Add), 4, 4, 4, 2),
+                (h(OpIndex::AddA), 4, 4, 4, 2),
                 (OpIndex::Halt as u8, 4, 0, 0, 0),
                 (h(OpIndex::End), 0, 0, 0, 1),
             ]
@@ -357,17 +359,70 @@ mod tests {
     }
 
     #[test]
+    fn in_place_variants_and_the_order_of_choice() {
+        // pc 0 SET r7, 9        head; a block of 7 (SET has an imm: in c).
+        // pc 1 ADD r8, r8, r7   b = a (in place) and c = r7, which pc 0
+        //                       wrote: both, AddAC.
+        // pc 2 ADD r8, r8, r1   b = r8, which pc 1 wrote, and b = a: the
+        //                       accumulator comes first in the list, AddB.
+        // pc 3 SHR r2, r2, 3    in place; b = r2 is not pc 2's r8: ShrA.
+        // pc 4 MUL r5, r1, r3   neither: plain MUL.
+        // pc 5 ADDI r0, r0, 1   in place, then JLT: fused into AddiJltA.
+        // pc 6 JLT r0, r9, 0    ends the block.
+        // pc 7 ADDI r0, r1, 1   head (after a jump); not in place, then
+        //                       JLT: fused into the plain AddiJlt.
+        // pc 8 JLT r0, r9, 0
+        // pc 9 ADDI r2, r2, 1   head; in place, but the JNZ after it reads
+        //                       r1, not r2: the plain AddiJnz.
+        // pc 10 JNZ r1, 0
+        // pc 11 End
+        let p = decode(vec![
+            op(Set, 7, 0, 0, 9),
+            op(Add, 8, 8, 7, 0),
+            op(Add, 8, 8, 1, 0),
+            op(Shr, 2, 2, 0, 3),
+            op(Mul, 5, 1, 3, 0),
+            op(Addi, 0, 0, 0, 1),
+            op(Jlt, 0, 9, 0, 0),
+            op(Addi, 0, 1, 0, 1),
+            op(Jlt, 0, 9, 0, 0),
+            op(Addi, 2, 2, 0, 1),
+            op(Jnz, 1, 0, 0, 0),
+        ]);
+        let ops: Vec<u8> = p.insts.iter().map(|i| i.op).collect();
+        assert_eq!(
+            ops,
+            vec![
+                OpIndex::Set as u8 | HEAD,
+                OpIndex::AddAC as u8,
+                OpIndex::AddB as u8,
+                OpIndex::ShrA as u8,
+                OpIndex::Mul as u8,
+                OpIndex::AddiJltA as u8,
+                OpIndex::Jlt as u8,
+                OpIndex::AddiJlt as u8 | HEAD,
+                OpIndex::Jlt as u8,
+                OpIndex::AddiJnz as u8 | HEAD,
+                OpIndex::Jnz as u8,
+                OpIndex::End as u8 | HEAD,
+            ]
+        );
+        assert_eq!(p.insts[0].c, 7);
+    }
+
+    #[test]
     fn a_jump_into_a_pair_keeps_it_apart_and_long_runs_are_cut() {
         // pc 0 ADD, pc 1 ADDI would fuse (AddAddi), but JMP (pc 2) targets
-        // pc 1, a head: pc 0 is a block of 1, pc 1..=2 a block of 2.
+        // pc 1, a head: pc 0 is a block of 1, pc 1..=2 a block of 2. Both
+        // are in place (b = a = r1).
         let p = decode(vec![
             op(Add, 1, 1, 1, 0),
             op(Addi, 1, 1, 0, 1),
             op(Jmp, 0, 0, 0, 1),
         ]);
-        assert_eq!(p.insts[0].op, OpIndex::Add as u8 | HEAD);
+        assert_eq!(p.insts[0].op, OpIndex::AddA as u8 | HEAD);
         assert_eq!(p.insts[0].imm, 1);
-        assert_eq!(p.insts[1].op, OpIndex::Addi as u8 | HEAD);
+        assert_eq!(p.insts[1].op, OpIndex::AddiA as u8 | HEAD);
         assert_eq!(p.insts[1].c, 2);
 
         // 600 ADDIs then HALT: blocks of at most 255 micro-ops, the length

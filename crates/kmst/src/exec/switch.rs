@@ -1,7 +1,7 @@
 //! The switch-loop variant (feature `switch`): `loop { match op { ... } }`
 //! over the same pre-decoded program and the same micro-op bodies.
 
-use super::bodies::{self, OpBody, exit_at, observe, run_pair};
+use super::bodies::{self, OpBody, Regs, exit_at, observe, run_pair};
 use super::handler::{Exit, Inst, OpIndex, for_each_fused};
 use super::observer::Observer;
 
@@ -12,7 +12,7 @@ macro_rules! switch_loop {
 }
 
 macro_rules! switch_loop_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident + $second:ident;)*] [$($fwd:ident = $base:ident($field:ident);)*]) => {
+    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
         /// Runs from `ip` until an exit.
         ///
         /// # Safety
@@ -32,12 +32,13 @@ macro_rules! switch_loop_all {
                         $(OpIndex::$name => <bodies::$name as OpBody>::run::<O>(ip, regs, c),)*
                         OpIndex::End => <bodies::End as OpBody>::run::<O>(ip, regs, c),
                         // The loop counts per micro-op and keeps no
-                        // accumulator: a forwarding variant reads its registers.
-                        $(OpIndex::$fwd => <bodies::$base as OpBody>::run::<O>(ip, regs, c),)*
+                        // accumulator: a variant reads its registers (in
+                        // place, `b` is `a` anyway).
+                        $(OpIndex::$var => <bodies::$base as OpBody>::run::<O>(ip, regs, c),)*
                         $(OpIndex::$fused => {
                             // Program::decode gave this index only to a
                             // `$first` followed by a `$second` (run_pair's contract).
-                            match run_pair::<bodies::$first, bodies::$second, O>(ip, regs, ctx, fuel, &mut 0) {
+                            match run_pair::<bodies::$first, bodies::$second, O, Regs, Regs>(ip, regs, ctx, fuel, &mut 0) {
                                 Ok((next, left)) => {
                                     if left == 0 {
                                         return exit_at::<O>(ctx, next, 0, Exit::Fuel);

@@ -1,6 +1,6 @@
 //! Jumps (JMP, JLT, JEQ, JNZ) and the `End` sentinel past the last micro-op.
 
-use super::{Ctx, Exit, Flow, OpBody, get};
+use super::{Ctx, Exit, Flow, OpBody, Regs, Src, operand_a, operand_b};
 use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
 use crate::reference::Reason;
@@ -18,15 +18,25 @@ unsafe fn target(ip: *const Inst) -> *const Inst {
 }
 
 macro_rules! cond_jump {
-    ($($name:ident: |$regs:ident, $i:ident| $cond:expr;)*) => {$(
+    ($($name:ident: |$a:ident, $b:ident| $cond:expr;)*) => {$(
         pub(crate) struct $name;
         impl OpBody for $name {
             #[inline(always)]
-            unsafe fn run<O: Observer>(ip: *const Inst, $regs: *mut u32, _: &mut Ctx<O>) -> Flow {
+            unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+                // SAFETY: as `run_acc`.
+                unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
+            }
+            /// A jump leaves the accumulator as it is (it ends its block);
+            /// as the second of a pair it may read `a` from it.
+            #[inline(always)]
+            unsafe fn run_acc<O: Observer, S: Src>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>, acc: &mut u32) -> Flow {
                 // SAFETY: OpBody's contract: register fields below 16, the
-                // target and the next instruction inside the program.
+                // target and the next instruction inside the program. The
+                // operands are read only where the condition uses them.
                 unsafe {
-                    let $i = &*ip;
+                    let i = &*ip;
+                    let $a = || operand_a::<S>(regs, i, *acc);
+                    let $b = || operand_b::<S>(regs, i, *acc);
                     Ok(if $cond { target(ip) } else { ip.add(1) })
                 }
             }
@@ -35,10 +45,10 @@ macro_rules! cond_jump {
 }
 
 cond_jump! {
-    Jmp: |regs, i| { let _ = (regs, i); true };
-    Jlt: |regs, i| get(regs, i.a) < get(regs, i.b);
-    Jeq: |regs, i| get(regs, i.a) == get(regs, i.b);
-    Jnz: |regs, i| get(regs, i.a) != 0;
+    Jmp: |a, b| { let _ = (a, b); true };
+    Jlt: |a, b| a() < b();
+    Jeq: |a, b| a() == b();
+    Jnz: |a, b| { let _ = b; a() != 0 };
 }
 
 /// The sentinel at index op_count: the program counter ran past the last

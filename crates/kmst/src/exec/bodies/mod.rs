@@ -106,9 +106,10 @@ pub(crate) trait OpBody {
     /// after it reads no accumulator.
     ///
     /// # Safety
-    /// As [`OpBody::run`]; with `S` other than [`Regs`], `acc` holds the
-    /// register the operand names (the micro-op before wrote it) and the
-    /// micro-op has that operand (Program::decode).
+    /// As [`OpBody::run`]; when `S` reads an operand from the accumulator,
+    /// `acc` holds the register the operand names (the micro-op before wrote
+    /// it) and the micro-op has that operand; when `S` is in place, `b` is
+    /// `a` (Program::decode).
     #[inline(always)]
     unsafe fn run_acc<O: Observer, S: Src>(
         ip: *const Inst,
@@ -118,7 +119,10 @@ pub(crate) trait OpBody {
     ) -> Flow {
         const {
             assert!(!Self::STRAIGHT, "a straight body keeps the accumulator");
-            assert!(!S::B && !S::C, "no forwarding variant of this body");
+            assert!(
+                !S::A && !S::B && !S::C && !S::B_IS_A,
+                "no variant of this body"
+            );
         }
         let _ = acc;
         // SAFETY: the caller's contract.
@@ -126,41 +130,85 @@ pub(crate) trait OpBody {
     }
 }
 
-/// Where a body reads its `b` and `c` operands: the register file, or the
-/// accumulator (the forwarding variants, handler.rs `for_each_fused!`).
+/// Where a body reads its operands: the register file, the accumulator,
+/// or (in place) register `a` for `b`: the variants and the pairs of
+/// handler.rs `for_each_fused!`.
 pub(crate) trait Src {
+    /// `a` is the accumulator (a jump reading the register the first half
+    /// of its pair wrote).
+    const A: bool = false;
     /// `b` is the accumulator.
-    const B: bool;
+    const B: bool = false;
     /// `c` is the accumulator.
-    const C: bool;
+    const C: bool = false;
+    /// `b` is read as register `a` (the decoder gives such a variant only
+    /// to a micro-op whose `b` is its `a`: `ADD r4, r4, r1`), so the body
+    /// reads one register field less.
+    const B_IS_A: bool = false;
+    /// This source where no accumulator is held: the counted handlers and
+    /// the heads (chain.rs), which may start a turn. In place stays in
+    /// place; the accumulator becomes the register file.
+    type Held: Src;
 }
 
-/// Both operands from the register file.
+/// Every operand from the register file.
 pub(crate) struct Regs;
 impl Src for Regs {
-    const B: bool = false;
-    const C: bool = false;
+    type Held = Regs;
 }
 
-/// The operand sources of the forwarding variants, named after the register
-/// field they forward (`for_each_fused!` names them so).
+/// The operand sources of the variants and pairs, named as
+/// `for_each_fused!` names them: `a`, `b` and `c` the field read from the
+/// accumulator, `in_place` (`b` read as `a`), `in_place_c` both.
 #[allow(non_camel_case_types)]
-pub(crate) mod from_acc {
-    use super::Src;
+pub(crate) mod src {
+    use super::{Regs, Src};
+
+    /// `a` from the accumulator.
+    pub(crate) struct a;
+    impl Src for a {
+        const A: bool = true;
+        type Held = Regs;
+    }
 
     /// `b` from the accumulator.
     pub(crate) struct b;
     impl Src for b {
         const B: bool = true;
-        const C: bool = false;
+        type Held = Regs;
     }
 
     /// `c` from the accumulator.
     pub(crate) struct c;
     impl Src for c {
-        const B: bool = false;
         const C: bool = true;
+        type Held = Regs;
     }
+
+    /// In place: `b` is register `a`.
+    pub(crate) struct in_place;
+    impl Src for in_place {
+        const B_IS_A: bool = true;
+        type Held = in_place;
+    }
+
+    /// In place, and `c` from the accumulator.
+    pub(crate) struct in_place_c;
+    impl Src for in_place_c {
+        const C: bool = true;
+        const B_IS_A: bool = true;
+        type Held = in_place;
+    }
+}
+
+/// Operand `a` of `i` (a jump's), from where `S` says.
+///
+/// # Safety
+/// As [`get`].
+#[inline(always)]
+pub(crate) unsafe fn operand_a<S: Src>(regs: *mut u32, i: &Inst, acc: u32) -> u32 {
+    // SAFETY: the caller's contract.
+    if S::A { acc } else { unsafe { get(regs, i.a) } }
 }
 
 /// Operand `b` of `i`, from where `S` says.
@@ -170,7 +218,15 @@ pub(crate) mod from_acc {
 #[inline(always)]
 pub(crate) unsafe fn operand_b<S: Src>(regs: *mut u32, i: &Inst, acc: u32) -> u32 {
     // SAFETY: the caller's contract.
-    if S::B { acc } else { unsafe { get(regs, i.b) } }
+    unsafe {
+        if S::B {
+            acc
+        } else if S::B_IS_A {
+            get(regs, i.a)
+        } else {
+            get(regs, i.b)
+        }
+    }
 }
 
 /// Operand `c` of `i`, from where `S` says.
@@ -275,7 +331,7 @@ pub(crate) unsafe fn step<B: OpBody, O: Observer, S: Src>(
 /// # Safety
 /// As [`run_pair`].
 #[inline(always)]
-pub(crate) unsafe fn run_pair_charged<A: OpBody, B: OpBody, O: Observer>(
+pub(crate) unsafe fn run_pair_charged<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Src>(
     ip: *const Inst,
     regs: *mut u32,
     ctx: *mut (),
@@ -284,22 +340,26 @@ pub(crate) unsafe fn run_pair_charged<A: OpBody, B: OpBody, O: Observer>(
 ) -> Flow {
     // SAFETY: the caller's contract.
     unsafe {
-        let mid = step::<A, O, Regs>(ip, regs, ctx, fuel + 2, acc)?;
+        let mid = step::<A, O, SA>(ip, regs, ctx, fuel + 2, acc)?;
         debug_assert!(mid == ip.add(1));
-        step::<B, O, Regs>(mid, regs, ctx, fuel + 1, acc)
+        step::<B, O, SB>(mid, regs, ctx, fuel + 1, acc)
     }
 }
 
-/// Runs the superinstruction `A` then `B` at `ip` with `fuel >= 1` units
+/// Runs the superinstruction `A` (its operands from where `SA` says, which
+/// is never the accumulator) then `B` (from where `SB` says, which may be
+/// the accumulator `A` left) at `ip` with `fuel >= 1` units
 /// left, exactly as the two micro-ops one after the other: `Ok((next, fuel
 /// left))`, where a fuel of 1 stops after `A` with `next` at `B` (fuel 0);
 /// `Err` after recording the exit point of the micro-op that stopped.
 ///
 /// # Safety
-/// `ip` is a decoded instruction fused from `A` (which returns `ip + 1`) and
-/// the instruction after it is a decoded `B`; `regs` and `ctx` as a handler's.
+/// `ip` is a decoded instruction fused from `A` (which returns `ip + 1`),
+/// meeting `SA`'s condition (in place: its `b` is its `a`), and the
+/// instruction after it is a decoded `B` meeting `SB`'s (from the
+/// accumulator: the field names `A`'s `a`); `regs` and `ctx` as a handler's.
 #[inline(always)]
-pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer>(
+pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Src>(
     ip: *const Inst,
     regs: *mut u32,
     ctx: *mut (),
@@ -308,13 +368,13 @@ pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer>(
 ) -> Result<(*const Inst, u32), Exit> {
     // SAFETY: the caller's contract.
     unsafe {
-        let mid = step::<A, O, Regs>(ip, regs, ctx, fuel, acc)?;
+        let mid = step::<A, O, SA>(ip, regs, ctx, fuel, acc)?;
         debug_assert!(mid == ip.add(1));
         if fuel == 1 {
             // S17: the budget or the steps ran out between the two.
             return Ok((mid, 0));
         }
-        let next = step::<B, O, Regs>(mid, regs, ctx, fuel - 1, acc)?;
+        let next = step::<B, O, SB>(mid, regs, ctx, fuel - 1, acc)?;
         Ok((next, fuel - 2))
     }
 }
