@@ -199,9 +199,16 @@ handler_fn! {
                 }
             } else {
                 // The turn ends inside this block. The fuel is worked out
-                // again from `left` behind an empty asm block, so that the
-                // optimiser keeps no copy of it for this cold path and the
-                // path above is one `sub` and a branch.
+                // again from `left` behind an empty asm block, and the
+                // length read again (a volatile read, which the optimiser
+                // cannot merge with the first), so that it keeps neither
+                // for this cold path and the path above is one `sub` from
+                // memory and a branch.
+                let len = if IMM {
+                    std::ptr::read_volatile(&raw const (*ip).imm)
+                } else {
+                    u32::from(std::ptr::read_volatile(&raw const (*ip).c))
+                };
                 let fuel = opaque(left).wrapping_add(len);
                 if fuel == 0 {
                     // The previous block used the last unit exactly.
