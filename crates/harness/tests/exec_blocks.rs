@@ -129,16 +129,16 @@ fn in_place_variants_and_pairs_cut_everywhere() {
         op(Set, 3, 0, 0, 3),
         op(Set, 9, 0, 0, 25),
         op(Set, 5, 0, 0, 1),
-        op(Add, 4, 4, 9, 0),   // pc 3, head: AddA
-        op(Mul, 5, 5, 3, 0),   // MulA
-        op(Sub, 6, 6, 4, 0),   // SubA (c = r4 is not MUL's r5)
-        op(And, 7, 7, 5, 0),   // AndA
-        op(Shr, 8, 8, 0, 1),   // ShrA
-        op(Add, 10, 10, 8, 0), // AddAC
-        op(Addi, 0, 0, 0, 1),  // AddiJltA with pc 10
+        op(Add, 4, 4, 9, 0),   // pc 3, head: AddInPlace
+        op(Mul, 5, 5, 3, 0),   // MulInPlace
+        op(Sub, 6, 6, 4, 0),   // SubInPlace (c = r4 is not MUL's r5)
+        op(And, 7, 7, 5, 0),   // AndInPlace
+        op(Shr, 8, 8, 0, 1),   // ShrInPlace
+        op(Add, 10, 10, 8, 0), // AddInPlaceC
+        op(Addi, 0, 0, 0, 1),  // AddiJltInPlace with pc 10
         op(Jlt, 0, 9, 0, 3),
         op(Set, 1, 0, 0, 4),
-        op(Addi, 1, 1, 0, u32::MAX), // pc 12, head: AddiA
+        op(Addi, 1, 1, 0, u32::MAX), // pc 12, head: AddiInPlace
         op(Addi, 2, 2, 0, 7),        // AddiJnz: JNZ reads r1, not r2
         op(Jnz, 1, 0, 0, 12),
         op(Addi, 11, 2, 0, 1), // AddiJlt: not in place
@@ -152,6 +152,33 @@ fn in_place_variants_and_pairs_cut_everywhere() {
             1, 4, 10, 11, 12, 100, 201, 202, 203, 204, 214, 215, 216, 1_000,
         ],
         "in place",
+    );
+}
+
+#[test]
+fn jumps_testing_the_value_just_computed_cut_everywhere() {
+    // A block's closing jump whose `a` is the register the micro-op before
+    // it wrote reads it from the accumulator (JeqA, JnzA, JltA): cut by
+    // every budget and by step limits at the jumps.
+    let ops = vec![
+        op(Set, 10, 0, 0, 3),
+        op(Set, 9, 0, 0, 40),
+        op(Rand, 1, 0, 0, 0), // pc 2, top
+        op(And, 2, 1, 10, 0), // b = r1 is what RAND wrote: AndB
+        op(Jeq, 2, 11, 0, 8), // JeqA
+        op(Sub, 2, 2, 10, 0), // head: SubInPlace
+        op(Jnz, 2, 0, 0, 8),  // JnzA
+        op(Addi, 5, 5, 0, 1), // head: AddiInPlace
+        op(Addi, 0, 0, 0, 1), // pc 8, head: AddiInPlace
+        op(Shr, 6, 0, 0, 1),  // ShrB
+        op(Jlt, 6, 9, 0, 2),  // JltA
+        op(Halt, 5, 0, 0, 0),
+    ];
+    agree_grid(
+        &ops,
+        1..=64,
+        [1, 3, 5, 7, 100, 101, 102, 103, 104, 105, 1_000],
+        "jump on the accumulator",
     );
 }
 

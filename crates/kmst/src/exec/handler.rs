@@ -192,35 +192,40 @@ pub(crate) use tail_call;
 ///   (docs/dispatch.md "The accumulator");
 /// - `in_place`: the micro-op's `b` is its `a` (`ADD r4, r4, r1`), so the
 ///   body reads one register field less; true wherever the micro-op runs;
-/// - `in_place_c`: both.
+/// - `in_place_c`: both;
+/// - `a`: a jump's `a` from the accumulator (`AND r2, r1, r10; JEQ r2, r11,
+///   zero`): a block's closing test of the value just computed.
 macro_rules! for_each_fused {
     ($m:ident [$($ops:tt)*]) => {
         $m! { [$($ops)*] [
-            AddiJltA = Addi(in_place) + Jlt(a);
+            AddiJltInPlace = Addi(in_place) + Jlt(a);
             AddiJlt = Addi + Jlt;
-            AddiJnzA = Addi(in_place) + Jnz(a);
+            AddiJnzInPlace = Addi(in_place) + Jnz(a);
             AddiJnz = Addi + Jnz;
             RandMod = Rand + Mod;
             AddAddi = Add + Addi;
         ] [
-            AddAC = Add(in_place_c);
+            AddInPlaceC = Add(in_place_c);
             AddB = Add(b);
             AddC = Add(c);
-            AddA = Add(in_place);
+            AddInPlace = Add(in_place);
             SubB = Sub(b);
             SubC = Sub(c);
-            SubA = Sub(in_place);
+            SubInPlace = Sub(in_place);
             MulB = Mul(b);
             MulC = Mul(c);
-            MulA = Mul(in_place);
+            MulInPlace = Mul(in_place);
             AndB = And(b);
             AndC = And(c);
-            AndA = And(in_place);
+            AndInPlace = And(in_place);
             MovB = Mov(b);
             AddiB = Addi(b);
-            AddiA = Addi(in_place);
+            AddiInPlace = Addi(in_place);
             ShrB = Shr(b);
-            ShrA = Shr(in_place);
+            ShrInPlace = Shr(in_place);
+            JnzA = Jnz(a);
+            JltA = Jlt(a);
+            JeqA = Jeq(a);
         ] }
     };
 }

@@ -281,13 +281,13 @@ mod tests {
         //                  micro-ops; ADD has no imm: the length in imm.
         //                  Not fused with pc 2, which is already the first
         //                  of ADDI+JNZ (fusing runs from the end). In place
-        //                  (b = a = r2): AddA, a head still.
-        // pc 2 ADDI r1, r1, -1 in place, fused with pc 3 into AddiJnzA.
+        //                  (b = a = r2): AddInPlace, a head still.
+        // pc 2 ADDI r1, r1, -1 in place, fused with pc 3 into AddiJnzInPlace.
         // pc 3 JNZ r1, 1   imm = (1 - 3) * 16 bytes = -32; ends its block.
         // pc 4 MOD r3, r2, r1  head (after a jump); can stop the turn
         //                  (reason 7), so a block of 1, length in imm.
         // pc 5 ADD r4, r4, r4  head (after MOD), block pc 5..=6: 2. In
-        //                  place: AddA (c = r4 is not from the accumulator:
+        //                  place: AddInPlace (c = r4 is not from the accumulator:
         //                  a head holds none).
         // pc 6 HALT r4     ends the block; no head.
         // pc 7 End         head, block of 1, length in imm.
@@ -305,11 +305,11 @@ mod tests {
             fields(&p),
             vec![
                 (h(OpIndex::Set), 1, 0, 1, 5),
-                (h(OpIndex::AddA), 2, 2, 1, 3),
-                (OpIndex::AddiJnzA as u8, 1, 1, 0, u32::MAX),
+                (h(OpIndex::AddInPlace), 2, 2, 1, 3),
+                (OpIndex::AddiJnzInPlace as u8, 1, 1, 0, u32::MAX),
                 (OpIndex::Jnz as u8, 1, 0, 0, (-32i32) as u32),
                 (h(OpIndex::Mod), 3, 2, 1, 1),
-                (h(OpIndex::AddA), 4, 4, 4, 2),
+                (h(OpIndex::AddInPlace), 4, 4, 4, 2),
                 (OpIndex::Halt as u8, 4, 0, 0, 0),
                 (h(OpIndex::End), 0, 0, 0, 1),
             ]
@@ -362,12 +362,12 @@ mod tests {
     fn in_place_variants_and_the_order_of_choice() {
         // pc 0 SET r7, 9        head; a block of 7 (SET has an imm: in c).
         // pc 1 ADD r8, r8, r7   b = a (in place) and c = r7, which pc 0
-        //                       wrote: both, AddAC.
+        //                       wrote: both, AddInPlaceC.
         // pc 2 ADD r8, r8, r1   b = r8, which pc 1 wrote, and b = a: the
         //                       accumulator comes first in the list, AddB.
-        // pc 3 SHR r2, r2, 3    in place; b = r2 is not pc 2's r8: ShrA.
+        // pc 3 SHR r2, r2, 3    in place; b = r2 is not pc 2's r8: ShrInPlace.
         // pc 4 MUL r5, r1, r3   neither: plain MUL.
-        // pc 5 ADDI r0, r0, 1   in place, then JLT: fused into AddiJltA.
+        // pc 5 ADDI r0, r0, 1   in place, then JLT: fused into AddiJltInPlace.
         // pc 6 JLT r0, r9, 0    ends the block.
         // pc 7 ADDI r0, r1, 1   head (after a jump); not in place, then
         //                       JLT: fused into the plain AddiJlt.
@@ -394,11 +394,11 @@ mod tests {
             ops,
             vec![
                 OpIndex::Set as u8 | HEAD,
-                OpIndex::AddAC as u8,
+                OpIndex::AddInPlaceC as u8,
                 OpIndex::AddB as u8,
-                OpIndex::ShrA as u8,
+                OpIndex::ShrInPlace as u8,
                 OpIndex::Mul as u8,
-                OpIndex::AddiJltA as u8,
+                OpIndex::AddiJltInPlace as u8,
                 OpIndex::Jlt as u8,
                 OpIndex::AddiJlt as u8 | HEAD,
                 OpIndex::Jlt as u8,
@@ -408,6 +408,31 @@ mod tests {
             ]
         );
         assert_eq!(p.insts[0].c, 7);
+
+        // A jump reads `a` from the accumulator when the micro-op before it
+        // in its block wrote it; only `a`.
+        // pc 0 SET r2, 3        head.
+        // pc 1 JNZ r2, 0        a = r2, which pc 0 wrote: JnzA.
+        // pc 2 SET r3, 1        head (after a jump).
+        // pc 3 JLT r4, r3, 0    b = r3 was written, a = r4 was not: Jlt.
+        // pc 4 End
+        let p = decode(vec![
+            op(Set, 2, 0, 0, 3),
+            op(Jnz, 2, 0, 0, 0),
+            op(Set, 3, 0, 0, 1),
+            op(Jlt, 4, 3, 0, 0),
+        ]);
+        let ops: Vec<u8> = p.insts.iter().map(|i| i.op).collect();
+        assert_eq!(
+            ops,
+            vec![
+                OpIndex::Set as u8 | HEAD,
+                OpIndex::JnzA as u8,
+                OpIndex::Set as u8 | HEAD,
+                OpIndex::Jlt as u8,
+                OpIndex::End as u8 | HEAD,
+            ]
+        );
     }
 
     #[test]
@@ -420,9 +445,9 @@ mod tests {
             op(Addi, 1, 1, 0, 1),
             op(Jmp, 0, 0, 0, 1),
         ]);
-        assert_eq!(p.insts[0].op, OpIndex::AddA as u8 | HEAD);
+        assert_eq!(p.insts[0].op, OpIndex::AddInPlace as u8 | HEAD);
         assert_eq!(p.insts[0].imm, 1);
-        assert_eq!(p.insts[1].op, OpIndex::AddiA as u8 | HEAD);
+        assert_eq!(p.insts[1].op, OpIndex::AddiInPlace as u8 | HEAD);
         assert_eq!(p.insts[1].c, 2);
 
         // 600 ADDIs then HALT: blocks of at most 255 micro-ops, the length
