@@ -170,11 +170,11 @@ pub(crate) use tail_call;
 /// A superinstruction is `Fused = First + Second;`: a micro-op that is
 /// neither a jump nor able to fail or wait, followed by any micro-op;
 /// `First(in_place)` asks that the first be in place (its `b` is its `a`,
-/// read once; the variants below), `Second(a)` that the second read as its
-/// `a` the register the first wrote, which it takes from the accumulator. The pairs are the most frequent straight-line
-/// pairs over the corpus and the bench workloads (`kmst profile --pairs`,
-/// docs/performance.md "Which pairs to fuse"), leaving out pairs that only
-/// one benchmark's loop has. Program::decode gives the first of such a pair
+/// read once; the variants below), `Second(a)` that the second's `a` be the
+/// register the first wrote, which it then takes from the accumulator. The
+/// pairs are the most frequent straight-line pairs over the corpus and the
+/// bench workloads (`kmst profile --pairs`, docs/performance.md "Which
+/// pairs to fuse"), leaving out pairs that only one benchmark's loop has. Program::decode gives the first of such a pair
 /// the fused handler (the first matching entry, in list order) and keeps
 /// the second in place unchanged, so a jump into the second still runs it
 /// alone; the fused handler counts two micro-ops and stops between them
