@@ -35,6 +35,7 @@ fn main() -> ExitCode {
     for _ in 0..runs {
         passes = black_box(d.simulate(black_box(&w.upload), &w.params)).passes;
     }
-    println!("{name} {d}: {runs} runs, {passes} passes each");
+    let ops = kmst_benches::micro_ops(name);
+    println!("{name} {d}: {runs} runs, {passes} passes and {ops} micro-ops each");
     ExitCode::SUCCESS
 }
