@@ -159,7 +159,6 @@ impl Machine {
             steps: 0,
             max_steps: h.max_steps,
             pending: 0,
-            in_flight: 0,
             latest_result: 0,
             req: h.req,
             // S13, S31: deadline_passes, else the header's when it is not 0.

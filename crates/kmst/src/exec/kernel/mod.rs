@@ -381,7 +381,6 @@ impl Kernel {
         self.take_slot(
             s.index, s.deadline, t.handler, t.flags, first, count, &args, pc, false, obs,
         );
-        s.in_flight += 1;
         s.pending += 1;
         Ok(())
     }
@@ -611,9 +610,7 @@ impl Kernel {
         let fixed = if job.owner == HOST {
             self.params.deadline_passes
         } else {
-            let s = &mut streams[usize::from(job.owner)].meta;
-            s.in_flight += 1;
-            s.deadline
+            streams[usize::from(job.owner)].meta.deadline
         };
         self.take_slot(
             job.owner,
@@ -688,7 +685,6 @@ impl Kernel {
                     owner.latest_result = s.result;
                 }
                 owner.pending -= 1;
-                owner.in_flight -= 1;
             }
             obs.on_ack(slot as u8, s.seq, pass);
         }
