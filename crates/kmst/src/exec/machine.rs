@@ -562,37 +562,60 @@ impl Machine {
         let submitters = self.active;
         let n = self.n_active;
         self.kernel.queue_moved = false;
+        if n == 1 {
+            // One stream (S29): it goes first in even passes, the queue in
+            // odd ones; written out, without the rotation's loop.
+            let i = usize::from(submitters[0]);
+            if p & 1 != 0 {
+                self.kernel.queue_turn(&mut self.streams, obs);
+            }
+            let (moved, budget_ended) = self.stream_turn(i, p, dispatch, obs);
+            if p & 1 == 0 {
+                self.kernel.queue_turn(&mut self.streams, obs);
+            }
+            return (moved | self.kernel.queue_moved, budget_ended);
+        }
         let mut moved = false;
         let mut budget_ended = false;
-        let mut who = if n == 1 {
-            (p & 1) as usize
-        } else {
-            (p % (n as u64 + 1)) as usize
-        };
+        let mut who = (p % (n as u64 + 1)) as usize;
         for _ in 0..=n {
             if who < n {
-                let i = usize::from(submitters[who]);
-                let s = &self.streams[i].meta;
-                if s.life == Life::Active {
-                    // A micro-op that waited and whose condition still
-                    // holds waits again (its operands cannot have changed):
-                    // the turn ends at once, without dispatching it.
-                    let (ran, why) =
-                        if self.params.turn_budget != 0 && s.waiting.holds(&self.kernel, s) {
-                            (0, wait_end(s.waiting))
-                        } else {
-                            self.turn(i, dispatch, obs, false)
-                        };
-                    moved |= ran != 0 || !why.is_wait();
-                    budget_ended = why == TurnEnd::Budget;
-                    obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
-                }
+                let (m, b) = self.stream_turn(usize::from(submitters[who]), p, dispatch, obs);
+                moved |= m;
+                budget_ended = b;
             } else {
                 self.kernel.queue_turn(&mut self.streams, obs);
             }
             who = if who == n { 0 } else { who + 1 };
         }
         (moved | self.kernel.queue_moved, budget_ended)
+    }
+
+    /// The turn of stream `i` in pass `p`: whether it changed anything, and
+    /// whether its budget ended it. The stream is active: the active list
+    /// holds only active streams (a stream that ends leaves it at once), and
+    /// no turn ends another stream, so every stream of the list taken at
+    /// the start of the turns is still active at its own turn.
+    #[inline(always)]
+    fn stream_turn<O: Observer>(
+        &mut self,
+        i: usize,
+        p: u64,
+        dispatch: Dispatch,
+        obs: &mut O,
+    ) -> (bool, bool) {
+        let s = &self.streams[i].meta;
+        debug_assert!(s.life == Life::Active, "an ended stream in the active list");
+        // A micro-op that waited and whose condition still holds waits
+        // again (its operands cannot have changed): the turn ends at once,
+        // without dispatching it.
+        let (ran, why) = if self.params.turn_budget != 0 && s.waiting.holds(&self.kernel, s) {
+            (0, wait_end(s.waiting))
+        } else {
+            self.turn(i, dispatch, obs, false)
+        };
+        obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
+        (ran != 0 || !why.is_wait(), why == TurnEnd::Budget)
     }
 
     /// The passes 0 .. max_passes (S16, S35).
