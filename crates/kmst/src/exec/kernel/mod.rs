@@ -169,8 +169,8 @@ pub(crate) struct Kernel {
     /// The minimum deadline over the busy slots (`u64::MAX` when none), or,
     /// while `min_deadline_low`, a pass at or below it ([`Kernel::sweep`]).
     min_deadline: u64,
-    /// True when a sweep freed the slot of `min_deadline` and the minimum
-    /// was not walked for again.
+    /// True when a sweep freed slots (perhaps the one of `min_deadline`)
+    /// and the minimum was not walked for again.
     min_deadline_low: bool,
     pub stopped: bool,
     /// The queue turn's free stretches, rebuilt in place each turn (a
@@ -673,12 +673,14 @@ impl Kernel {
         }
         acked &= self.busy;
         self.busy &= !acked;
-        let mut deadline_freed = false;
+        // Once a sweep frees slots, the old earliest deadline is still a
+        // bound at or below the new one, whether or not a freed slot had
+        // it (telling which cost a test per freed slot).
+        self.min_deadline_low |= acked != 0;
         while acked != 0 {
             let slot = acked.trailing_zeros() as usize;
             acked &= acked - 1;
             let s = &self.slots[slot];
-            deadline_freed |= s.deadline == self.min_deadline;
             if s.owner != HOST {
                 let owner = &mut streams[usize::from(s.owner)].meta;
                 if s.has_result {
@@ -696,13 +698,10 @@ impl Kernel {
             pass + 1 + u64::from(self.wheel_bits.rotate_right(from).trailing_zeros())
         };
         let next_ack = next_wheel.min(self.far_next);
-        // Once the slot of the earliest deadline is freed, the old value is
-        // still a bound at or below the new one. The exact one is walked
-        // for only when the bound could matter: when it is due (the
-        // deadline phase, S13) or before the next ack (the next change).
-        // Otherwise the next change is the next ack either way, and no slot
-        // is late now.
-        self.min_deadline_low |= deadline_freed;
+        // The exact earliest deadline is walked for only when the bound
+        // could matter: when it is due (the deadline phase, S13) or before
+        // the next ack (the next change). Otherwise the next change is the
+        // next ack either way, and no slot is late now.
         if self.min_deadline_low && (self.min_deadline <= pass || self.min_deadline < next_ack) {
             let mut busy = self.busy;
             let mut min = u64::MAX;
