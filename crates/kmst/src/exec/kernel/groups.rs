@@ -116,6 +116,10 @@ impl Free {
     /// group.
     #[inline]
     pub(super) fn lowest_fit(&self, count: u32) -> Option<usize> {
+        // One stretch without the search's set-up (as in `widest`).
+        if self.len == 1 {
+            return (self.width[0] >= count).then_some(0);
+        }
         self.width[..self.len.min(SLOTS + 1)]
             .iter()
             .position(|&w| w >= count)
