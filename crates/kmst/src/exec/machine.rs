@@ -151,6 +151,11 @@ impl Machine {
     /// r15 = seed, its own steps, latest result and pending count.
     pub(super) fn start(&mut self, program: u16, offset: u32, length: u32, pass: u64) -> usize {
         let h = self.programs[usize::from(program)].head;
+        // S12: the sweep looks for results only once a command may have one.
+        self.kernel.any_result |= self.programs[usize::from(program)]
+            .templates
+            .iter()
+            .any(|t| t.flags & crate::format::flags::RESULT != 0);
         let index = self.streams.len();
         let mut regs = [0u32; 16];
         regs[15] = h.seed;
