@@ -373,18 +373,18 @@ impl Machine {
     }
 
     /// One turn of stream `i` (S17). Returns the micro-ops it ran and why it
-    /// ended. With `quick` (the pass loop's quick path: `i` is the one active
+    /// ended. With `QUICK` (the pass loop's quick path, a copy of its own so
+    /// that the other turns carry none of its tests: `i` is the one active
     /// stream and nothing else can happen), a turn that uses its whole
     /// budget ends its pass and the next quick pass's turn runs at once,
     /// without the trip through the pass loop; `kernel.pass` says which pass
     /// the last turn was in. The stream's wait, if it waited, no longer
     /// holds: `turns` tests it (a quick pass's stream did not wait).
-    fn turn<O: Observer>(
+    fn turn<O: Observer, const QUICK: bool>(
         &mut self,
         i: usize,
         dispatch: Dispatch,
         obs: &mut O,
-        quick: bool,
     ) -> (u32, TurnEnd) {
         let budget = self.params.turn_budget;
         if budget == 0 {
@@ -411,7 +411,7 @@ impl Machine {
         let mut fuel = fuel;
         let mut chain = fuel;
         let mut span = 0;
-        if quick && !O::ENABLED && !O::EVERY_PASS {
+        if QUICK && !O::ENABLED && !O::EVERY_PASS {
             span = self.quick_span(i);
             chain += span * budget;
         }
@@ -468,7 +468,7 @@ impl Machine {
                     continue;
                 }
             }
-            if !(quick && exit == Exit::Fuel && fuel == budget && self.next_pass_is_quick(i)) {
+            if !(QUICK && exit == Exit::Fuel && fuel == budget && self.next_pass_is_quick(i)) {
                 break (exit, pc, left, reason, halt);
             }
             // The turn used its budget and nothing else can happen before
@@ -617,7 +617,7 @@ impl Machine {
         let (ran, why) = if self.params.turn_budget != 0 && s.waiting.holds(&self.kernel, s) {
             (0, wait_end(s.waiting))
         } else {
-            self.turn(i, dispatch, obs, false)
+            self.turn::<O, false>(i, dispatch, obs)
         };
         obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
         (ran != 0 || !why.is_wait(), why == TurnEnd::Budget)
@@ -646,7 +646,7 @@ impl Machine {
                 // turn, then the queue if it comes second (even passes).
                 self.kernel.queue_moved = false;
                 let i = usize::from(self.active[0]);
-                let (ran, why) = self.turn(i, dispatch, obs, true);
+                let (ran, why) = self.turn::<O, true>(i, dispatch, obs);
                 p = self.kernel.pass;
                 budget_ended = why == TurnEnd::Budget;
                 obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
