@@ -151,6 +151,11 @@ impl Machine {
     /// r15 = seed, its own steps, latest result and pending count.
     pub(super) fn start(&mut self, program: u16, offset: u32, length: u32, pass: u64) -> usize {
         let h = self.programs[usize::from(program)].head;
+        // S12: the sweep looks for results only once a command may have one.
+        self.kernel.any_result |= self.programs[usize::from(program)]
+            .templates
+            .iter()
+            .any(|t| t.flags & crate::format::flags::RESULT != 0);
         let index = self.streams.len();
         let mut regs = [0u32; 16];
         regs[15] = h.seed;
@@ -159,7 +164,6 @@ impl Machine {
             steps: 0,
             max_steps: h.max_steps,
             pending: 0,
-            in_flight: 0,
             latest_result: 0,
             req: h.req,
             // S13, S31: deadline_passes, else the header's when it is not 0.
@@ -369,18 +373,18 @@ impl Machine {
     }
 
     /// One turn of stream `i` (S17). Returns the micro-ops it ran and why it
-    /// ended. With `quick` (the pass loop's quick path: `i` is the one active
+    /// ended. With `QUICK` (the pass loop's quick path, a copy of its own so
+    /// that the other turns carry none of its tests: `i` is the one active
     /// stream and nothing else can happen), a turn that uses its whole
     /// budget ends its pass and the next quick pass's turn runs at once,
     /// without the trip through the pass loop; `kernel.pass` says which pass
     /// the last turn was in. The stream's wait, if it waited, no longer
     /// holds: `turns` tests it (a quick pass's stream did not wait).
-    fn turn<O: Observer>(
+    fn turn<O: Observer, const QUICK: bool>(
         &mut self,
         i: usize,
         dispatch: Dispatch,
         obs: &mut O,
-        quick: bool,
     ) -> (u32, TurnEnd) {
         let budget = self.params.turn_budget;
         if budget == 0 {
@@ -407,7 +411,7 @@ impl Machine {
         let mut fuel = fuel;
         let mut chain = fuel;
         let mut span = 0;
-        if quick && !O::ENABLED && !O::EVERY_PASS {
+        if QUICK && !O::ENABLED && !O::EVERY_PASS {
             span = self.quick_span(i);
             chain += span * budget;
         }
@@ -464,7 +468,7 @@ impl Machine {
                     continue;
                 }
             }
-            if !(quick && exit == Exit::Fuel && fuel == budget && self.next_pass_is_quick(i)) {
+            if !(QUICK && exit == Exit::Fuel && fuel == budget && self.next_pass_is_quick(i)) {
                 break (exit, pc, left, reason, halt);
             }
             // The turn used its budget and nothing else can happen before
@@ -563,37 +567,60 @@ impl Machine {
         let submitters = self.active;
         let n = self.n_active;
         self.kernel.queue_moved = false;
+        if n == 1 {
+            // One stream (S29): it goes first in even passes, the queue in
+            // odd ones; written out, without the rotation's loop.
+            let i = usize::from(submitters[0]);
+            if p & 1 != 0 {
+                self.kernel.queue_turn(&mut self.streams, obs);
+            }
+            let (moved, budget_ended) = self.stream_turn(i, p, dispatch, obs);
+            if p & 1 == 0 {
+                self.kernel.queue_turn(&mut self.streams, obs);
+            }
+            return (moved | self.kernel.queue_moved, budget_ended);
+        }
         let mut moved = false;
         let mut budget_ended = false;
-        let mut who = if n == 1 {
-            (p & 1) as usize
-        } else {
-            (p % (n as u64 + 1)) as usize
-        };
+        let mut who = (p % (n as u64 + 1)) as usize;
         for _ in 0..=n {
             if who < n {
-                let i = usize::from(submitters[who]);
-                let s = &self.streams[i].meta;
-                if s.life == Life::Active {
-                    // A micro-op that waited and whose condition still
-                    // holds waits again (its operands cannot have changed):
-                    // the turn ends at once, without dispatching it.
-                    let (ran, why) =
-                        if self.params.turn_budget != 0 && s.waiting.holds(&self.kernel, s) {
-                            (0, wait_end(s.waiting))
-                        } else {
-                            self.turn(i, dispatch, obs, false)
-                        };
-                    moved |= ran != 0 || !why.is_wait();
-                    budget_ended = why == TurnEnd::Budget;
-                    obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
-                }
+                let (m, b) = self.stream_turn(usize::from(submitters[who]), p, dispatch, obs);
+                moved |= m;
+                budget_ended = b;
             } else {
                 self.kernel.queue_turn(&mut self.streams, obs);
             }
             who = if who == n { 0 } else { who + 1 };
         }
         (moved | self.kernel.queue_moved, budget_ended)
+    }
+
+    /// The turn of stream `i` in pass `p`: whether it changed anything, and
+    /// whether its budget ended it. The stream is active: the active list
+    /// holds only active streams (a stream that ends leaves it at once), and
+    /// no turn ends another stream, so every stream of the list taken at
+    /// the start of the turns is still active at its own turn.
+    #[inline(always)]
+    fn stream_turn<O: Observer>(
+        &mut self,
+        i: usize,
+        p: u64,
+        dispatch: Dispatch,
+        obs: &mut O,
+    ) -> (bool, bool) {
+        let s = &self.streams[i].meta;
+        debug_assert!(s.life == Life::Active, "an ended stream in the active list");
+        // A micro-op that waited and whose condition still holds waits
+        // again (its operands cannot have changed): the turn ends at once,
+        // without dispatching it.
+        let (ran, why) = if self.params.turn_budget != 0 && s.waiting.holds(&self.kernel, s) {
+            (0, wait_end(s.waiting))
+        } else {
+            self.turn::<O, false>(i, dispatch, obs)
+        };
+        obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
+        (ran != 0 || !why.is_wait(), why == TurnEnd::Budget)
     }
 
     /// The passes 0 .. max_passes (S16, S35).
@@ -619,7 +646,7 @@ impl Machine {
                 // turn, then the queue if it comes second (even passes).
                 self.kernel.queue_moved = false;
                 let i = usize::from(self.active[0]);
-                let (ran, why) = self.turn(i, dispatch, obs, true);
+                let (ran, why) = self.turn::<O, true>(i, dispatch, obs);
                 p = self.kernel.pass;
                 budget_ended = why == TurnEnd::Budget;
                 obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);

@@ -44,13 +44,22 @@ impl Free {
 
     /// Refills the stretches from the groups of the `busy` slots (every
     /// group inside the grid: SUBMIT, the host and the queue check it).
+    /// An idle grid, one stretch, is filled in line (a queue whose jobs are
+    /// all acknowledged by the next turn finds it so every time).
+    #[inline(always)]
     pub(super) fn rebuild(&mut self, busy: u16, slots: &[Slot; SLOTS], core_count: u32) {
         if busy == 0 {
             self.start[0] = 0;
             self.width[0] = core_count;
             self.len = 1;
-            return;
+        } else {
+            self.rebuild_busy(busy, slots, core_count);
         }
+    }
+
+    /// [`Free::rebuild`] with at least one busy group.
+    #[inline(never)]
+    fn rebuild_busy(&mut self, busy: u16, slots: &[Slot; SLOTS], core_count: u32) {
         // The groups as (first, end), sorted by first (u64: no sum wraps),
         // in a list kept in place (a fresh one per turn cost a memset).
         let groups = &mut self.groups;
@@ -91,6 +100,10 @@ impl Free {
     /// room) exactly when its count is at most this.
     #[inline]
     pub(super) fn widest(&self) -> u64 {
+        // One stretch (an idle grid) without the loop's set-up.
+        if self.len == 1 {
+            return u64::from(self.width[0]);
+        }
         let mut widest = 0;
         for &w in &self.width[..self.len.min(SLOTS + 1)] {
             widest = widest.max(w);
@@ -103,6 +116,10 @@ impl Free {
     /// group.
     #[inline]
     pub(super) fn lowest_fit(&self, count: u32) -> Option<usize> {
+        // One stretch without the search's set-up (as in `widest`).
+        if self.len == 1 {
+            return (self.width[0] >= count).then_some(0);
+        }
         self.width[..self.len.min(SLOTS + 1)]
             .iter()
             .position(|&w| w >= count)

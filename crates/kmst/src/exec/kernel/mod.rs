@@ -169,9 +169,18 @@ pub(crate) struct Kernel {
     /// The minimum deadline over the busy slots (`u64::MAX` when none), or,
     /// while `min_deadline_low`, a pass at or below it ([`Kernel::sweep`]).
     min_deadline: u64,
-    /// True when a sweep freed the slot of `min_deadline` and the minimum
-    /// was not walked for again.
+    /// True when a sweep freed slots (perhaps the one of `min_deadline`)
+    /// and the minimum was not walked for again.
     min_deadline_low: bool,
+    /// The busy slots holding a host command (S32), for the sweep's
+    /// one-stream path.
+    host_slots: u16,
+    /// False while no command can have the result flag: no template of a
+    /// started stream has it, nor any command of the host so far (the
+    /// sweep's one-stream path then looks for no result). Set by
+    /// `Machine::start` and the host's commands, not per command (one more
+    /// store per SUBMIT cost the handler 11 instructions of spills).
+    pub any_result: bool,
     pub stopped: bool,
     /// The queue turn's free stretches, rebuilt in place each turn (a
     /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
@@ -206,6 +215,8 @@ impl Kernel {
             far_next: u64::MAX,
             min_deadline: u64::MAX,
             min_deadline_low: false,
+            host_slots: 0,
+            any_result: false,
             stopped: false,
             free: Free::new(),
             commands: Vec::new(),
@@ -381,7 +392,6 @@ impl Kernel {
         self.take_slot(
             s.index, s.deadline, t.handler, t.flags, first, count, &args, pc, false, obs,
         );
-        s.in_flight += 1;
         s.pending += 1;
         Ok(())
     }
@@ -436,6 +446,7 @@ impl Kernel {
         if !(1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler) {
             return Err(Some(Reason::BadTemplate));
         }
+        self.any_result |= flag_byte & flags::RESULT != 0;
         if count == 0 || first > self.core_count || count > self.core_count - first {
             return Err(Some(Reason::BadGroup));
         }
@@ -448,6 +459,8 @@ impl Kernel {
                 return Err(None);
             }
         }
+        // The lowest free slot, the one take_slot takes.
+        self.host_slots |= self.busy.wrapping_add(1) & !self.busy;
         self.take_slot(
             HOST,
             self.params.deadline_passes,
@@ -474,6 +487,7 @@ impl Kernel {
         if !(1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler) {
             return Err(Reason::BadTemplate);
         }
+        self.any_result |= flag_byte & flags::RESULT != 0;
         if count == 0 || count > self.core_count || self.queue.len == QUEUE_CAP {
             return Err(Reason::BadEnqueue);
         }
@@ -609,11 +623,11 @@ impl Kernel {
         let job = self.queue.jobs[entry_slab(entry)];
         let first = self.free.start(at);
         let fixed = if job.owner == HOST {
+            // The lowest free slot, the one take_slot takes.
+            self.host_slots |= self.busy.wrapping_add(1) & !self.busy;
             self.params.deadline_passes
         } else {
-            let s = &mut streams[usize::from(job.owner)].meta;
-            s.in_flight += 1;
-            s.deadline
+            streams[usize::from(job.owner)].meta.deadline
         };
         self.take_slot(
             job.owner,
@@ -676,21 +690,51 @@ impl Kernel {
         }
         acked &= self.busy;
         self.busy &= !acked;
-        let mut deadline_freed = false;
+        // Once a sweep frees slots, the old earliest deadline is still a
+        // bound at or below the new one, whether or not a freed slot had
+        // it (telling which cost a test per freed slot).
+        self.min_deadline_low |= acked != 0;
+        // A counted loop: without an observer it compiles to nothing.
+        for slot in 0..SLOTS {
+            if acked & (1 << slot) != 0 {
+                obs.on_ack(slot as u8, self.slots[slot].seq, pass);
+            }
+        }
+        if let [only] = streams
+            && self.host_slots == 0
+        {
+            // One stream and no host command in flight (a one-stream run):
+            // every slot freed is the stream's. Its pending count drops by
+            // their number, and its latest result is the highest one's with
+            // the result flag (S12), looked for from the top.
+            let meta = &mut only.meta;
+            let mut rest = if self.any_result { acked } else { 0 };
+            while rest != 0 {
+                let top = 15 - rest.leading_zeros() as usize;
+                let s = &self.slots[top];
+                if s.has_result {
+                    meta.latest_result = s.result;
+                    break;
+                }
+                rest &= !(1 << top);
+            }
+            while acked != 0 {
+                acked &= acked - 1;
+                meta.pending -= 1;
+            }
+        }
+        self.host_slots &= !acked;
         while acked != 0 {
             let slot = acked.trailing_zeros() as usize;
             acked &= acked - 1;
             let s = &self.slots[slot];
-            deadline_freed |= s.deadline == self.min_deadline;
             if s.owner != HOST {
                 let owner = &mut streams[usize::from(s.owner)].meta;
                 if s.has_result {
                     owner.latest_result = s.result;
                 }
                 owner.pending -= 1;
-                owner.in_flight -= 1;
             }
-            obs.on_ack(slot as u8, s.seq, pass);
         }
         // The wheel's acks left are in pass + 1 ..= pass + 63.
         let next_wheel = if self.wheel_bits == 0 {
@@ -700,13 +744,10 @@ impl Kernel {
             pass + 1 + u64::from(self.wheel_bits.rotate_right(from).trailing_zeros())
         };
         let next_ack = next_wheel.min(self.far_next);
-        // Once the slot of the earliest deadline is freed, the old value is
-        // still a bound at or below the new one. The exact one is walked
-        // for only when the bound could matter: when it is due (the
-        // deadline phase, S13) or before the next ack (the next change).
-        // Otherwise the next change is the next ack either way, and no slot
-        // is late now.
-        self.min_deadline_low |= deadline_freed;
+        // The exact earliest deadline is walked for only when the bound
+        // could matter: when it is due (the deadline phase, S13) or before
+        // the next ack (the next change). Otherwise the next change is the
+        // next ack either way, and no slot is late now.
         if self.min_deadline_low && (self.min_deadline <= pass || self.min_deadline < next_ack) {
             let mut busy = self.busy;
             let mut min = u64::MAX;

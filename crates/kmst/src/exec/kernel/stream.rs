@@ -21,8 +21,6 @@ pub(crate) struct StreamMeta {
     pub max_steps: u32,
     /// Commands in flight plus jobs in the queue (S18).
     pub pending: u32,
-    /// Commands in flight only.
-    pub in_flight: u32,
     pub latest_result: u32,
     pub req: u32,
     /// The deadline of its commands in passes when it is fixed
@@ -104,7 +102,6 @@ mod tests {
             steps: 0,
             max_steps: 1,
             pending,
-            in_flight: 0,
             latest_result: 0,
             req: 0,
             deadline: None,
