@@ -265,6 +265,11 @@ mod tests {
         Program::decode(&checked)
     }
 
+    /// The op byte of each decoded instruction.
+    fn ops(p: &Program) -> Vec<u8> {
+        p.insts.iter().map(|i| i.op).collect()
+    }
+
     /// (op byte, a, b, c, imm) of each decoded instruction.
     fn fields(p: &Program) -> Vec<(u8, u8, u8, u8, u32)> {
         p.insts
@@ -333,9 +338,8 @@ mod tests {
             op(Sub, 5, 4, 4, 0),
             op(Halt, 5, 0, 0, 0),
         ]);
-        let ops: Vec<u8> = p.insts.iter().map(|i| i.op).collect();
         assert_eq!(
-            ops,
+            ops(&p),
             vec![
                 OpIndex::Set as u8 | HEAD,
                 OpIndex::MovB as u8,
@@ -389,9 +393,8 @@ mod tests {
             op(Addi, 2, 2, 0, 1),
             op(Jnz, 1, 0, 0, 0),
         ]);
-        let ops: Vec<u8> = p.insts.iter().map(|i| i.op).collect();
         assert_eq!(
-            ops,
+            ops(&p),
             vec![
                 OpIndex::Set as u8 | HEAD,
                 OpIndex::AddInPlaceC as u8,
@@ -422,9 +425,8 @@ mod tests {
             op(Set, 3, 0, 0, 1),
             op(Jlt, 4, 3, 0, 0),
         ]);
-        let ops: Vec<u8> = p.insts.iter().map(|i| i.op).collect();
         assert_eq!(
-            ops,
+            ops(&p),
             vec![
                 OpIndex::Set as u8 | HEAD,
                 OpIndex::JnzA as u8,
