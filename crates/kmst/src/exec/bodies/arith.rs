@@ -2,7 +2,7 @@
 //!
 //! Registers are u32 and arithmetic wraps (docs/spec.md "Micro-ops").
 
-use super::{Ctx, Exit, Flow, OpBody, Regs, Src, get, operand_b, operand_c, set};
+use super::{Ctx, Exit, Flow, OpBody, Src, get, operand_b, operand_c, run_via_acc, set};
 use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
 use crate::reference::Reason;
@@ -12,11 +12,7 @@ macro_rules! three_reg {
         pub(crate) struct $name;
         impl OpBody for $name {
             const STRAIGHT: bool = true;
-            #[inline(always)]
-            unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-                // SAFETY: as `run_acc`.
-                unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
-            }
+            run_via_acc!();
             #[inline(always)]
             unsafe fn run_acc<O: Observer, S: Src>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>, acc: &mut u32) -> Flow {
                 // SAFETY: OpBody's contract: `ip` is a decoded instruction, its
@@ -47,11 +43,7 @@ macro_rules! reg_imm {
         pub(crate) struct $name;
         impl OpBody for $name {
             const STRAIGHT: bool = true;
-            #[inline(always)]
-            unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-                // SAFETY: as `run_acc`.
-                unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
-            }
+            run_via_acc!();
             #[inline(always)]
             unsafe fn run_acc<O: Observer, S: Src>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>, acc: &mut u32) -> Flow {
                 // SAFETY: as for the three-register micro-ops.
@@ -98,11 +90,7 @@ impl OpBody for Mod {
 pub(crate) struct Rand;
 impl OpBody for Rand {
     const STRAIGHT: bool = true;
-    #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-        // SAFETY: as `run_acc`.
-        unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
-    }
+    run_via_acc!();
     #[inline(always)]
     unsafe fn run_acc<O: Observer, S: Src>(
         ip: *const Inst,

@@ -1,6 +1,6 @@
 //! Jumps (JMP, JLT, JEQ, JNZ) and the `End` sentinel past the last micro-op.
 
-use super::{Ctx, Exit, Flow, OpBody, Regs, Src, operand_a, operand_b};
+use super::{Ctx, Exit, Flow, OpBody, Src, operand_a, operand_b, run_via_acc};
 use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
 use crate::reference::Reason;
@@ -21,11 +21,7 @@ macro_rules! cond_jump {
     ($($name:ident: |$a:ident, $b:ident| $cond:expr;)*) => {$(
         pub(crate) struct $name;
         impl OpBody for $name {
-            #[inline(always)]
-            unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-                // SAFETY: as `run_acc`.
-                unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
-            }
+            run_via_acc!();
             /// A jump leaves the accumulator as it is (it ends its block);
             /// as the second of a pair it may read `a` from it.
             #[inline(always)]

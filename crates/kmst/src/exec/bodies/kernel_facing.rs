@@ -4,7 +4,7 @@
 //! EVENT and TIME first return [`Exit::Resync`] inside a span of quick passes
 //! (machine.rs), so that they run knowing their pass.
 
-use super::{Ctx, Exit, Flow, OpBody, Regs, Src, get, set};
+use super::{Ctx, Exit, Flow, OpBody, Src, get, run_via_acc, set};
 use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
 
@@ -84,11 +84,7 @@ impl OpBody for Enqueue {
 pub(crate) struct ReadResult;
 impl OpBody for ReadResult {
     const STRAIGHT: bool = true;
-    #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-        // SAFETY: as `run_acc`.
-        unsafe { Self::run_acc::<O, Regs>(ip, regs, ctx, &mut 0) }
-    }
+    run_via_acc!();
     #[inline(always)]
     unsafe fn run_acc<O: Observer, S: Src>(
         ip: *const Inst,

@@ -130,6 +130,21 @@ pub(crate) trait OpBody {
     }
 }
 
+/// [`OpBody::run`] of a body that implements [`OpBody::run_acc`]: its
+/// operands from the register file, the accumulator dropped. Written once
+/// for the straight bodies and the conditional jumps.
+macro_rules! run_via_acc {
+    () => {
+        #[inline(always)]
+        unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+            // SAFETY: as `run_acc` (OpBody's contract; `Regs` reads no
+            // accumulator).
+            unsafe { Self::run_acc::<O, $crate::exec::bodies::Regs>(ip, regs, ctx, &mut 0) }
+        }
+    };
+}
+pub(crate) use run_via_acc;
+
 /// Where a body reads its operands: the register file, the accumulator,
 /// or (in place) register `a` for `b`: the variants and the pairs of
 /// handler.rs `for_each_fused!`.
