@@ -164,14 +164,13 @@ impl Program {
             }
         }
         // The variants (handler::for_each_fused!): a plain micro-op (not
-        // the first of a pair) gets the
-        // first variant whose condition holds. In place (`b` is `a`)
-        // anywhere; from the accumulator only inside a block, reading, as
-        // `b` or `c`, the register the micro-op just before it wrote. That
-        // micro-op is straight (else this one would be a head), so it wrote
-        // its `a` and left that value there. The second half of a pair
-        // takes no accumulator: it runs on its own only counted, from the
-        // register file.
+        // the first of a pair) gets the first variant whose condition
+        // holds. In place (`b` is `a`) anywhere; from the accumulator only
+        // inside a block, reading the register the micro-op just before it
+        // wrote. That micro-op is straight (else this one would be a head),
+        // so it wrote its `a` and left that value there. The second half of
+        // a pair takes no accumulator: it runs on its own only counted,
+        // from the register file.
         for pc in 0..op_count {
             let this = &insts[pc];
             let prev = (pc > 0 && this.op & HEAD == 0)
