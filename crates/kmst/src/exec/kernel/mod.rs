@@ -62,36 +62,54 @@ pub(crate) struct Slot {
 }
 
 /// The delay model (S23) as the kernel evaluates it for each command in
-/// sequence order: a cycle keeps `sequence % modulo` as a counter instead
-/// of dividing per command; a table or a closure goes through
-/// [`Params::delay_of`] on the record.
+/// sequence order: `base + sequence % modulo`, the remainder kept as a
+/// counter instead of a division per command. A fixed delay is a cycle of
+/// modulo 1, and never a fixed delay of `u64::MAX` (its ack saturates to
+/// never), so the common models take one path without a jump table; a
+/// table or a closure goes through [`Params::delay_of`] on the record.
 #[derive(Clone, Copy, Debug)]
-enum Delays {
-    Fixed(u64),
-    Never,
-    /// `base + sequence % modulo`; `at` is the next command's `sequence % modulo`.
-    Cycle {
-        base: u64,
-        modulo: u64,
-        at: u64,
-    },
-    General,
+struct Delays {
+    base: u64,
+    modulo: u64,
+    /// The next command's `sequence % modulo`.
+    at: u64,
+    /// A table or a closure.
+    general: bool,
 }
 
 impl Delays {
     /// The model before the first command (sequence 0).
     fn of(delay: &Delay) -> Delays {
+        let cycle = |base: u64, modulo: u64| Delays {
+            base,
+            modulo,
+            at: 0,
+            general: false,
+        };
         match *delay {
-            Delay::Fixed(d) => Delays::Fixed(u64::from(d)),
+            Delay::Fixed(d) => cycle(u64::from(d), 1),
             // A cycle of modulo 0 is out of range (S25); the model says never.
-            Delay::Never | Delay::Cycle { modulo: 0, .. } => Delays::Never,
-            Delay::Cycle { base, modulo } => Delays::Cycle {
-                base: u64::from(base),
-                modulo: u64::from(modulo),
-                at: 0,
+            Delay::Never | Delay::Cycle { modulo: 0, .. } => cycle(u64::MAX, 1),
+            Delay::Cycle { base, modulo } => cycle(u64::from(base), u64::from(modulo)),
+            Delay::Table(_) | Delay::Custom(_) => Delays {
+                general: true,
+                ..cycle(0, 1)
             },
-            Delay::Table(_) | Delay::Custom(_) => Delays::General,
         }
+    }
+
+    /// The delay of the next command in sequence order: `u64::MAX` for
+    /// never. `record` is that command's, for a table or a closure.
+    #[inline(always)]
+    fn next(&mut self, params: &Params, record: Option<&SubmittedCommand>) -> u64 {
+        if self.general {
+            return record.and_then(|r| params.delay_of(r)).unwrap_or(u64::MAX);
+        }
+        // `base` is u64::MAX only with modulo 1, where `at` stays 0.
+        let d = self.base + self.at;
+        let next = self.at + 1;
+        self.at = if next == self.modulo { 0 } else { next };
+        d
     }
 }
 
@@ -289,22 +307,10 @@ impl Kernel {
             queued,
         });
         // S23: both models are evaluated on the record at submit.
-        let delay = match &mut self.delays {
-            Delays::Fixed(d) => Some(*d),
-            Delays::Never => None,
-            Delays::Cycle { base, modulo, at } => {
-                let d = *base + *at;
-                let next = *at + 1;
-                *at = if next == *modulo { 0 } else { next };
-                Some(d)
-            }
-            Delays::General => self.commands.last().and_then(|r| self.params.delay_of(r)),
-        };
+        let delay = self.delays.next(&self.params, self.commands.last());
         // S12, P2: acknowledged in the sweep of pass p + 1 + d, exactly
-        // (never past u64).
-        let ack = delay
-            .and_then(|d| pass.checked_add(1)?.checked_add(d))
-            .unwrap_or(u64::MAX);
+        // (never past u64: a never or an overflow saturates to u64::MAX).
+        let ack = pass.saturating_add(1).saturating_add(delay);
         let has_result = t_flags & flags::RESULT != 0;
         let result = match self.results {
             _ if !has_result => 0,
@@ -620,7 +626,7 @@ impl Kernel {
         streams: &mut [Stream],
         obs: &mut O,
     ) {
-        let job = self.queue.jobs[entry_slab(entry)];
+        let job = self.queue.slab_job(entry_slab(entry));
         let first = self.free.start(at);
         let fixed = if job.owner == HOST {
             // The lowest free slot, the one take_slot takes.
