@@ -18,6 +18,7 @@
 #![feature(explicit_tail_calls)]
 // The queue's turn compares the window's 16 core counts at once (exec/kernel/queue.rs).
 #![feature(portable_simd)]
+#![feature(vec_push_within_capacity)]
 #![cfg_attr(kmst_preserve_none, feature(rust_preserve_none_cc))]
 #![allow(incomplete_features)]
 // Unsafe code lives in the interpreter (`exec`) alone, every block with its

@@ -12,20 +12,23 @@
 use crate::check::CheckedUpload;
 use crate::format::{ARGS, MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS};
 use crate::ops::ImmKind;
+use crate::reference::SubmittedCommand;
 
 use super::chain::straight;
 use super::handler::{HEAD, Handler, Inst, MAX_BLOCK, OpIndex, len_in_imm};
+use super::kernel::BLANK;
 use super::observer::NoObserver;
 use super::tail::Tail;
 
 /// One pre-decoded template (80 bytes in the upload).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Tmpl {
-    pub handler: u8,
+    /// The record of a command from it (S19): handler, flags, the fixed
+    /// group and the unpatched arguments; SUBMIT and ENQUEUE copy it and
+    /// fill in the rest.
+    pub proto: SubmittedCommand,
+    /// `proto.flags`, read before anything else.
     pub flags: u8,
-    pub first: u16,
-    pub count: u16,
-    pub args: [u32; ARGS],
     /// `(argument, register)` pairs, `patch_count` of them, all in range (S5).
     pub patches: [(u8, u8); MAX_PATCHES],
     pub patch_count: u8,
@@ -212,11 +215,15 @@ impl Program {
                     "the check passed a group register"
                 );
                 Tmpl {
-                    handler: t.command.handler,
+                    proto: SubmittedCommand {
+                        handler: t.command.handler,
+                        flags: t.command.flags,
+                        first: u32::from(t.command.first),
+                        count: u32::from(t.command.count),
+                        args: t.command.args,
+                        ..BLANK
+                    },
                     flags: t.command.flags,
-                    first: t.command.first,
-                    count: t.command.count,
-                    args: t.command.args,
                     patches,
                     patch_count: t.patch_count,
                     first_register: t.first_register,

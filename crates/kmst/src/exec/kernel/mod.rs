@@ -26,7 +26,7 @@ mod groups;
 mod queue;
 mod stream;
 
-pub(crate) use queue::QUEUE_CAP;
+pub(crate) use queue::{BLANK, QUEUE_CAP};
 pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 
 use self::groups::{Free, overlaps};
@@ -270,42 +270,40 @@ impl Kernel {
         false
     }
 
-    /// Takes the lowest free slot for a command and records it (S19).
+    /// The lowest free slot and the next sequence number (S19), for the
+    /// command about to be recorded; the caller checked that a slot is free.
+    #[inline(always)]
+    fn next_command(&mut self) -> (u8, u64) {
+        let slot = (!self.busy).trailing_zeros() as u8;
+        let sequence = self.seq;
+        self.seq += 1;
+        (slot, sequence)
+    }
+
+    /// Takes `slot` for the command just recorded, the last of `commands`
+    /// (S19): its models, ack, deadline and place in the sweep.
     ///
-    /// Inlined into its callers: the record is written once, straight into
-    /// the answer, and the models read it there (a record built on the stack
-    /// and moved cost two copies of its 80 bytes per command).
+    /// The caller writes the record straight into the answer, as a copy of
+    /// its prototype (the template's, or the job's) with the fields known
+    /// only now patched there: building it field by field cost a copy of
+    /// the arguments through the stack and the registers to hold them
+    /// (SUBMIT's handler 209 instructions, 19 of them saving registers).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn take_slot<O: Observer>(
         &mut self,
+        slot: u8,
+        sequence: u64,
         owner: u16,
         fixed_deadline: Option<u64>,
-        t_handler: u8,
-        t_flags: u8,
         first: u32,
         count: u32,
-        args: &[u32; 10],
         pc: u32,
+        t_flags: u8,
         queued: bool,
         obs: &mut O,
     ) {
-        let slot = (!self.busy).trailing_zeros() as u8;
-        let sequence = self.seq;
-        self.seq += 1;
         let pass = self.pass;
-        self.commands.push(SubmittedCommand {
-            sequence,
-            slot,
-            handler: t_handler,
-            first,
-            count,
-            flags: t_flags,
-            args: *args,
-            pass_index: pass,
-            pc,
-            queued,
-        });
         // S23: both models are evaluated on the record at submit.
         let delay = self.delays.next(&self.params, self.commands.last());
         // S12, P2: acknowledged in the sweep of pass p + 1 + d, exactly
@@ -316,7 +314,11 @@ impl Kernel {
             _ if !has_result => 0,
             Results::Zero => 0,
             Results::Sequence => sequence as u32,
-            Results::Arg(k) => args.get(k).copied().unwrap_or(0),
+            Results::Arg(k) => self
+                .commands
+                .last()
+                .and_then(|r| r.args.get(k).copied())
+                .unwrap_or(0),
             Results::General => self.commands.last().map_or(0, |r| self.params.result_of(r)),
         };
         // S13, S31: deadline_passes, else the stream header's (both in
@@ -369,15 +371,15 @@ impl Kernel {
             // The first try: jobs queued from now on are not waited for.
             s.exclusive_mark = Some(self.job_ids);
         }
-        let reg = |r: u8, fixed: u16| {
+        let reg = |r: u8, fixed: u32| {
             if r == NO_REGISTER {
-                u32::from(fixed)
+                fixed
             } else {
                 regs[usize::from(r & 15)]
             }
         };
-        let first = reg(t.first_register, t.first);
-        let count = reg(t.count_register, t.count);
+        let first = reg(t.first_register, t.proto.first);
+        let count = reg(t.count_register, t.proto.count);
         let core_count = self.core_count;
         if count == 0 || first > core_count || count > core_count - first {
             s.exclusive_mark = None;
@@ -388,15 +390,30 @@ impl Kernel {
         }
         if exclusive {
             let mark = s.exclusive_mark.unwrap_or(0);
-            let older_queued = self.queue.len > 0 && self.queue.job(0).id < mark;
+            let older_queued = self.queue.len > 0 && self.queue.job(0).is_some_and(|j| j.id < mark);
             if older_queued || self.any_busy_overlaps(first, count) {
                 return Err(Refusal::Wait(Exit::WaitExclusive));
             }
             s.exclusive_mark = None;
         }
         let args = patched(t, regs);
+        let (slot, sequence) = self.next_command();
+        // Field by field here: a copy of the template's prototype patched
+        // in place cost the handler 17 instructions more (registers).
+        self.commands.push(SubmittedCommand {
+            sequence,
+            slot,
+            handler: t.proto.handler,
+            first,
+            count,
+            flags: t.flags,
+            args,
+            pass_index: self.pass,
+            pc,
+            queued: false,
+        });
         self.take_slot(
-            s.index, s.deadline, t.handler, t.flags, first, count, &args, pc, false, obs,
+            slot, sequence, s.index, s.deadline, first, count, pc, t.flags, false, obs,
         );
         s.pending += 1;
         Ok(())
@@ -421,16 +438,17 @@ impl Kernel {
         }
         let id = self.job_ids;
         self.job_ids += 1;
-        // Written in place: a job built on the stack cost a copy of its 64 bytes.
+        // Written in place: a job built on the stack cost a copy of its 64
+        // bytes. Its record's prototype is the template's, with the count,
+        // the pc and the patched arguments of this moment (S18).
         let job = self.queue.push_entry(t.flags, count);
         job.id = id;
-        job.handler = t.handler;
-        job.flags = t.flags;
-        job.count = count;
-        job.pc = pc;
         job.owner = s.index;
-        job.args = t.args;
-        patch(&mut job.args, t, regs);
+        job.cmd = t.proto;
+        job.cmd.count = count;
+        job.cmd.pc = pc;
+        job.cmd.queued = true;
+        patch(&mut job.cmd.args, t, regs);
         s.pending += 1;
         Ok(())
     }
@@ -460,22 +478,35 @@ impl Kernel {
             return Err(None);
         }
         if flag_byte & flags::EXCLUSIVE != 0 {
-            let older_queued = self.queue.len > 0 && self.queue.job(0).id < mark;
+            let older_queued = self.queue.len > 0 && self.queue.job(0).is_some_and(|j| j.id < mark);
             if older_queued || self.any_busy_overlaps(first, count) {
                 return Err(None);
             }
         }
-        // The lowest free slot, the one take_slot takes.
+        // The lowest free slot, the one next_command takes.
         self.host_slots |= self.busy.wrapping_add(1) & !self.busy;
-        self.take_slot(
-            HOST,
-            self.params.deadline_passes,
-            handler as u8,
-            flag_byte,
+        let (slot, sequence) = self.next_command();
+        self.commands.push(SubmittedCommand {
+            sequence,
+            slot,
+            handler: handler as u8,
             first,
             count,
-            &args,
+            flags: flag_byte,
+            args,
+            pass_index: self.pass,
+            pc: 0,
+            queued: false,
+        });
+        self.take_slot(
+            slot,
+            sequence,
+            HOST,
+            self.params.deadline_passes,
+            first,
+            count,
             0,
+            flag_byte,
             false,
             obs,
         );
@@ -498,12 +529,15 @@ impl Kernel {
             return Err(Reason::BadEnqueue);
         }
         self.queue.push(Job {
+            cmd: SubmittedCommand {
+                handler: handler as u8,
+                flags: flag_byte,
+                count,
+                args,
+                queued: true,
+                ..queue::BLANK
+            },
             id: self.job_ids,
-            handler: handler as u8,
-            flags: flag_byte,
-            count,
-            args,
-            pc: 0,
             owner: HOST,
         });
         self.job_ids += 1;
@@ -626,26 +660,30 @@ impl Kernel {
         streams: &mut [Stream],
         obs: &mut O,
     ) {
-        let job = self.queue.slab_job(entry_slab(entry));
         let first = self.free.start(at);
-        let fixed = if job.owner == HOST {
-            // The lowest free slot, the one take_slot takes.
-            self.host_slots |= self.busy.wrapping_add(1) & !self.busy;
+        let Some(job) = self.queue.slab_entry(entry_slab(entry)) else {
+            return;
+        };
+        let (owner, pc, t_flags) = (job.owner, job.cmd.pc, job.cmd.flags);
+        let slot = (!self.busy).trailing_zeros() as u8;
+        let sequence = self.seq;
+        // The job's record (S19): its prototype, copied once from the slab
+        // into the answer, with the fields known only now.
+        let record = push_record(&mut self.commands, &job.cmd);
+        record.sequence = sequence;
+        record.slot = slot;
+        record.first = first;
+        record.pass_index = self.pass;
+        self.seq = sequence + 1;
+        let fixed = if owner == HOST {
+            // The lowest free slot, the one taken here.
+            self.host_slots |= 1 << slot;
             self.params.deadline_passes
         } else {
-            streams[usize::from(job.owner)].meta.deadline
+            streams[usize::from(owner)].meta.deadline
         };
         self.take_slot(
-            job.owner,
-            fixed,
-            job.handler,
-            job.flags,
-            first,
-            count,
-            &job.args,
-            job.pc,
-            true,
-            obs,
+            slot, sequence, owner, fixed, first, count, pc, t_flags, true, obs,
         );
         self.free.take(at, count);
         self.queue.placed(entry);
@@ -792,11 +830,33 @@ impl Kernel {
     }
 }
 
-/// The template's arguments with its patches applied in order (a later
-/// patch of the same argument wins).
+/// Appends `proto` to the answer's records and gives it back to be
+/// completed in place. Room is made first, out of line, so that the copy
+/// goes straight from the prototype into the answer (a `push` that may
+/// grow the vector copies it through the stack first).
+#[inline(always)]
+fn push_record<'a>(
+    commands: &'a mut Vec<SubmittedCommand>,
+    proto: &SubmittedCommand,
+) -> &'a mut SubmittedCommand {
+    #[cold]
+    #[inline(never)]
+    fn grow(commands: &mut Vec<SubmittedCommand>) {
+        commands.reserve(1);
+    }
+    if commands.len() == commands.capacity() {
+        grow(commands);
+    }
+    let at = commands.len();
+    // Cannot fail: there is room.
+    let _ = commands.push_within_capacity(*proto);
+    &mut commands[at]
+}
+
+/// The template's arguments with its patches applied.
 #[inline]
 fn patched(t: &Tmpl, regs: &[u32; 16]) -> [u32; 10] {
-    let mut args = t.args;
+    let mut args = t.proto.args;
     patch(&mut args, t, regs);
     args
 }

@@ -19,6 +19,7 @@ use std::simd::cmp::SimdPartialOrd;
 use std::simd::i16x16;
 
 use crate::format::flags;
+use crate::reference::SubmittedCommand;
 
 /// The most jobs waiting in the queue.
 pub(crate) const QUEUE_CAP: usize = 64;
@@ -27,17 +28,53 @@ pub(super) const WINDOW: usize = 16;
 /// A job overtaken this often blocks those behind it (S20).
 pub(super) const STARVATION: u64 = 1024;
 
-/// One waiting job (its arguments patched at ENQUEUE).
-#[derive(Clone, Copy, Debug, Default)]
+/// One waiting job: the record it will make when placed (S19), but for
+/// the sequence number, slot, first core and pass that its placement fills
+/// in, so that the placement copies it once into the answer.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Job {
+    /// Its handler, flags, count, arguments (patched at ENQUEUE), pc, and
+    /// `queued` true.
+    pub cmd: SubmittedCommand,
     pub id: u64,
-    pub handler: u8,
-    pub flags: u8,
-    pub count: u32,
-    pub args: [u32; 10],
-    pub pc: u32,
     /// The stream that queued it, or [`super::HOST`].
     pub owner: u16,
+}
+
+/// A record with every field 0 (false): the prototypes' start.
+pub(crate) const BLANK: SubmittedCommand = SubmittedCommand {
+    sequence: 0,
+    slot: 0,
+    handler: 0,
+    first: 0,
+    count: 0,
+    flags: 0,
+    args: [0; 10],
+    pass_index: 0,
+    pc: 0,
+    queued: false,
+};
+
+#[cfg(test)]
+impl Job {
+    /// A job of `count` cores from `owner`, for the tests.
+    pub(crate) fn of(id: u64, count: u32, owner: u16) -> Job {
+        Job {
+            cmd: SubmittedCommand { count, ..BLANK },
+            id,
+            owner,
+        }
+    }
+}
+
+impl Default for Job {
+    fn default() -> Job {
+        Job {
+            cmd: BLANK,
+            id: 0,
+            owner: 0,
+        }
+    }
 }
 
 /// The job queue: a slab of jobs and the insertion order.
@@ -124,18 +161,16 @@ impl Queue {
         self.jobs.get_or_insert_with(new_slab)
     }
 
-    /// The job in slab entry `at` (default for an entry never used).
+    /// The job in slab entry `at` (none before the first job).
     #[inline]
-    pub(super) fn slab_job(&self, at: usize) -> Job {
-        self.jobs
-            .as_ref()
-            .map_or_else(Job::default, |slab| slab[at % QUEUE_CAP])
+    pub(super) fn slab_entry(&self, at: usize) -> Option<&Job> {
+        self.jobs.as_ref().map(|slab| &slab[at % QUEUE_CAP])
     }
 
     /// Adds `job` at the end; the caller checked that the queue is not full.
     #[inline]
     pub(super) fn push(&mut self, job: Job) {
-        *self.push_entry(job.flags, job.count) = job;
+        *self.push_entry(job.cmd.flags, job.cmd.count) = job;
     }
 
     /// Adds a job of `flags` and `count` cores at the end and gives its
@@ -172,7 +207,7 @@ impl Queue {
     pub(super) fn count(&self, pos: usize) -> u32 {
         self.jobs
             .as_ref()
-            .map_or(0, |slab| slab[entry_slab(self.entry(pos))].count)
+            .map_or(0, |slab| slab[entry_slab(self.entry(pos))].cmd.count)
     }
 
     /// The bits of the places among the first `window` (at most 16) whose
@@ -189,9 +224,9 @@ impl Queue {
         bits & ((1 << window) - 1)
     }
 
-    /// The waiting job at `pos`.
-    pub(super) fn job(&self, pos: usize) -> Job {
-        self.slab_job(entry_slab(self.entry(pos)))
+    /// The waiting job at `pos` (none in an empty queue).
+    pub(super) fn job(&self, pos: usize) -> Option<&Job> {
+        self.slab_entry(entry_slab(self.entry(pos)))
     }
 
     /// How often the job of `entry`, now at `pos`, has been overtaken (S20).
@@ -258,7 +293,7 @@ impl Queue {
         for pos in 0..self.len {
             let entry = self.entry(pos);
             let at = entry_slab(entry);
-            if self.slab_job(at).owner == owner {
+            if self.slab_entry(at).is_some_and(|job| job.owner == owner) {
                 self.free |= 1 << at;
                 dropped += 1;
             } else {
@@ -281,12 +316,7 @@ mod tests {
     use super::*;
 
     fn job(id: u64, count: u32, owner: u16) -> Job {
-        Job {
-            id,
-            count,
-            owner,
-            ..Job::default()
-        }
+        Job::of(id, count, owner)
     }
 
     /// The computed counts against S20's counting, worked by hand: jobs
@@ -314,12 +344,12 @@ mod tests {
         q.placed(q.entry(1));
         q.remove_placed(0b10);
         assert_eq!(counts(&q), [2, 0]);
-        assert_eq!(q.job(0).id, 1);
-        assert_eq!(q.job(1).id, 4);
+        assert_eq!(q.job(0).unwrap().id, 1);
+        assert_eq!(q.job(1).unwrap().id, 4);
         // B's stream (owner 2) fails: B leaves, E keeps its count 0 at pos 0.
         assert_eq!(q.drop_owner(2), 1);
         assert_eq!(counts(&q), [0]);
-        assert_eq!(q.job(0).id, 4);
+        assert_eq!(q.job(0).unwrap().id, 4);
     }
 
     /// A drop ahead of a job that was overtaken keeps its count: F, G, H
@@ -349,26 +379,18 @@ mod removal {
     fn remove_placed_keeps_the_order() {
         let mut q = Queue::new();
         for id in 0..6 {
-            q.push(Job {
-                id,
-                count: 1,
-                ..Job::default()
-            });
+            q.push(Job::of(id, 1, 0));
         }
         for pos in [1, 2, 4] {
             q.placed(q.entry(pos));
         }
         q.remove_placed(0b1_0110);
-        let ids: Vec<u64> = (0..q.len).map(|p| q.job(p).id).collect();
+        let ids: Vec<u64> = (0..q.len).map(|p| q.job(p).unwrap().id).collect();
         assert_eq!(ids, [0, 3, 5]);
         // The freed slab entries are taken again, lowest first: 1, 2, 4.
-        q.push(Job {
-            id: 6,
-            count: 1,
-            ..Job::default()
-        });
+        q.push(Job::of(6, 1, 0));
         assert_eq!(entry_slab(q.entry(3)), 1);
-        assert_eq!(q.job(3).id, 6);
+        assert_eq!(q.job(3).unwrap().id, 6);
     }
 }
 
@@ -377,12 +399,8 @@ mod moving_down {
     use super::*;
 
     fn job(id: u64) -> Job {
-        Job {
-            id,
-            // Counts 1, 2, 3, 1, 2, 3, ...: id % 3 + 1.
-            count: (id % 3 + 1) as u32,
-            ..Job::default()
-        }
+        // Counts 1, 2, 3, 1, 2, 3, ...: id % 3 + 1.
+        Job::of(id, (id % 3 + 1) as u32, 0)
     }
 
     /// A full queue of jobs 0..63; 100 turns each place the head and queue
@@ -399,8 +417,8 @@ mod moving_down {
             q.remove_placed(0b1);
             q.push(job(k + 64));
             assert_eq!(q.len, 64);
-            assert_eq!(q.job(0).id, k + 1);
-            assert_eq!(q.job(63).id, k + 64);
+            assert_eq!(q.job(0).unwrap().id, k + 1);
+            assert_eq!(q.job(63).unwrap().id, k + 64);
             assert_eq!(q.count(0), ((k + 1) % 3 + 1) as u32);
         }
         // Now jobs 100..=163: counts 2, 3, 1, 2, 3, 1, ... (100 % 3 = 1).
@@ -419,11 +437,7 @@ mod moving_down {
     fn large_counts_are_cut_in_the_keys() {
         let mut q = Queue::new();
         for (id, count) in [(0, 70_000), (1, 5)] {
-            q.push(Job {
-                id,
-                count,
-                ..Job::default()
-            });
+            q.push(Job::of(id, count, 0));
         }
         assert_eq!(q.fitting(2, 69_999), 0b11);
         assert_eq!(q.fitting(2, 70_000), 0b11);

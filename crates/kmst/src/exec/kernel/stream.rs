@@ -134,11 +134,7 @@ mod tests {
         assert!(Waiting::Slots.holds(&k, &none));
         assert!(!Waiting::QueueFull.holds(&k, &none));
         for id in 0..QUEUE_CAP as u64 {
-            k.queue.push(Job {
-                id,
-                count: 1,
-                ..Job::default()
-            });
+            k.queue.push(Job::of(id, 1, 0));
             // 63 waiting jobs are not a full queue.
             assert_eq!(Waiting::QueueFull.holds(&k, &none), id == 63);
         }
