@@ -572,11 +572,11 @@ impl Machine {
             // odd ones; written out, without the rotation's loop.
             let i = usize::from(submitters[0]);
             if p & 1 != 0 {
-                self.kernel.queue_turn(&mut self.streams, obs);
+                self.kernel.queue_turn(obs);
             }
             let (moved, budget_ended) = self.stream_turn(i, p, dispatch, obs);
             if p & 1 == 0 {
-                self.kernel.queue_turn(&mut self.streams, obs);
+                self.kernel.queue_turn(obs);
             }
             return (moved | self.kernel.queue_moved, budget_ended);
         }
@@ -589,7 +589,7 @@ impl Machine {
                 moved |= m;
                 budget_ended = b;
             } else {
-                self.kernel.queue_turn(&mut self.streams, obs);
+                self.kernel.queue_turn(obs);
             }
             who = if who == n { 0 } else { who + 1 };
         }
@@ -651,7 +651,7 @@ impl Machine {
                 budget_ended = why == TurnEnd::Budget;
                 obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
                 if p & 1 == 0 {
-                    self.kernel.queue_turn(&mut self.streams, obs);
+                    self.kernel.queue_turn(obs);
                 }
                 obs.on_pass_end(
                     p,

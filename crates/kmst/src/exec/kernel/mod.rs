@@ -443,6 +443,7 @@ impl Kernel {
         // the pc and the patched arguments of this moment (S18).
         let job = self.queue.push_entry(t.flags, count);
         job.id = id;
+        job.deadline = s.deadline;
         job.owner = s.index;
         job.cmd = t.proto;
         job.cmd.count = count;
@@ -538,6 +539,7 @@ impl Kernel {
                 ..queue::BLANK
             },
             id: self.job_ids,
+            deadline: self.params.deadline_passes,
             owner: HOST,
         });
         self.job_ids += 1;
@@ -548,9 +550,9 @@ impl Kernel {
     /// The test for an empty queue or no free slot is inlined into the pass
     /// loop (a run that queues nothing paid a call per pass for it).
     #[inline(always)]
-    pub fn queue_turn<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
+    pub fn queue_turn<O: Observer>(&mut self, obs: &mut O) {
         if self.queue.len != 0 && self.busy != u16::MAX {
-            self.queue_turn_window(streams, obs);
+            self.queue_turn_window(obs);
         }
     }
 
@@ -570,7 +572,7 @@ impl Kernel {
     /// the head is that far no job of the window is, and none gets there
     /// before it is looked at; otherwise the turn looks at every job in turn.
     #[inline(never)]
-    fn queue_turn_window<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
+    fn queue_turn_window<O: Observer>(&mut self, obs: &mut O) {
         let window = self.queue.len.min(WINDOW);
         self.free.rebuild(self.busy, &self.slots, self.core_count);
         let mut gap = self.free.widest();
@@ -580,7 +582,7 @@ impl Kernel {
             return;
         }
         if self.queue.overtaken(self.queue.entry(0), 0) >= STARVATION {
-            return self.queue_turn_in_order(window, gap, streams, obs);
+            return self.queue_turn_in_order(window, gap, obs);
         }
         // The places of the jobs that fit now: only they can be placed, and
         // after each placement only those behind it that still fit.
@@ -598,7 +600,7 @@ impl Kernel {
             let Some(at) = self.free.lowest_fit(count) else {
                 continue;
             };
-            self.place(entry, at, count, streams, obs);
+            self.place(entry, at, count, obs);
             placed |= 1 << w;
             if self.busy == u16::MAX || fits == 0 {
                 break;
@@ -611,13 +613,7 @@ impl Kernel {
 
     /// The queue's turn when a job of the window may block (S20): every job
     /// looked at in order, until one that blocks.
-    fn queue_turn_in_order<O: Observer>(
-        &mut self,
-        window: usize,
-        mut gap: u64,
-        streams: &mut [Stream],
-        obs: &mut O,
-    ) {
+    fn queue_turn_in_order<O: Observer>(&mut self, window: usize, mut gap: u64, obs: &mut O) {
         let mut placed = 0u32;
         for w in 0..window {
             if self.busy == u16::MAX {
@@ -633,7 +629,7 @@ impl Kernel {
                 };
             match at {
                 Some(at) => {
-                    self.place(entry, at, count, streams, obs);
+                    self.place(entry, at, count, obs);
                     placed |= 1 << w;
                     gap = self.free.widest();
                 }
@@ -652,19 +648,12 @@ impl Kernel {
     /// The queue submits the job of `entry` at the front of free stretch
     /// `at` (S20): it takes the lowest free slot as in S19.
     #[inline(always)]
-    fn place<O: Observer>(
-        &mut self,
-        entry: u8,
-        at: usize,
-        count: u32,
-        streams: &mut [Stream],
-        obs: &mut O,
-    ) {
+    fn place<O: Observer>(&mut self, entry: u8, at: usize, count: u32, obs: &mut O) {
         let first = self.free.start(at);
         let Some(job) = self.queue.slab_entry(entry_slab(entry)) else {
             return;
         };
-        let (owner, pc, t_flags) = (job.owner, job.cmd.pc, job.cmd.flags);
+        let (owner, fixed, pc, t_flags) = (job.owner, job.deadline, job.cmd.pc, job.cmd.flags);
         let slot = (!self.busy).trailing_zeros() as u8;
         let sequence = self.seq;
         // The job's record (S19): its prototype, copied once from the slab
@@ -675,13 +664,10 @@ impl Kernel {
         record.first = first;
         record.pass_index = self.pass;
         self.seq = sequence + 1;
-        let fixed = if owner == HOST {
+        if owner == HOST {
             // The lowest free slot, the one taken here.
             self.host_slots |= 1 << slot;
-            self.params.deadline_passes
-        } else {
-            streams[usize::from(owner)].meta.deadline
-        };
+        }
         self.take_slot(
             slot, sequence, owner, fixed, first, count, pc, t_flags, true, obs,
         );

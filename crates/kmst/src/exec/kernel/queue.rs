@@ -37,6 +37,9 @@ pub(crate) struct Job {
     /// `queued` true.
     pub cmd: SubmittedCommand,
     pub id: u64,
+    /// Its owner's fixed deadline in passes (S13, S31), read at its
+    /// placement without a look at the stream.
+    pub deadline: Option<u64>,
     /// The stream that queued it, or [`super::HOST`].
     pub owner: u16,
 }
@@ -62,6 +65,7 @@ impl Job {
         Job {
             cmd: SubmittedCommand { count, ..BLANK },
             id,
+            deadline: None,
             owner,
         }
     }
@@ -72,6 +76,7 @@ impl Default for Job {
         Job {
             cmd: BLANK,
             id: 0,
+            deadline: None,
             owner: 0,
         }
     }
