@@ -166,12 +166,10 @@ pub(crate) struct Kernel {
     far: u16,
     /// The minimum ack over `far` (`u64::MAX` when none).
     far_next: u64,
-    /// The minimum deadline over the busy slots (`u64::MAX` when none), or,
-    /// while `min_deadline_low`, a pass at or below it ([`Kernel::sweep`]).
+    /// At or below the minimum deadline over the busy slots (`u64::MAX`
+    /// when none): exact until a sweep frees the slot that had it
+    /// ([`Kernel::sweep`]).
     min_deadline: u64,
-    /// True when a sweep freed slots (perhaps the one of `min_deadline`)
-    /// and the minimum was not walked for again.
-    min_deadline_low: bool,
     /// The busy slots holding a host command (S32), for the sweep's
     /// one-stream path.
     host_slots: u16,
@@ -214,7 +212,6 @@ impl Kernel {
             far: 0,
             far_next: u64::MAX,
             min_deadline: u64::MAX,
-            min_deadline_low: false,
             host_slots: 0,
             any_result: false,
             stopped: false,
@@ -662,38 +659,26 @@ impl Kernel {
     /// a busy slot's ack is due), plus, when one is due, those of the far
     /// slots whose ack is this pass. So a sweep costs the slots it frees,
     /// not the busy ones. The next change is the wheel's next bucket, the
-    /// far slots' next ack or the earliest deadline, which is walked for
-    /// again only when a slot that had it is freed and the walk can change
-    /// the answer (the deadline could be due or come before the next ack).
+    /// far slots' next ack or the earliest deadline. `min_deadline` is kept
+    /// as a bound at or below the earliest deadline (freeing the slot that
+    /// had it leaves it low), and walked for only when the bound comes
+    /// before the next ack. No flag tells whether the bound is stale: every
+    /// next change is a real ack or deadline, so a sweep that runs frees a
+    /// slot or finds one late, and such a flag was set at nearly every
+    /// sweep (keeping it cost 7 instructions a pass on submit_heavy).
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
         let pass = self.pass;
         let bucket = (pass % ACK_WHEEL as u64) as usize;
         let mut acked = self.wheel[bucket];
         self.wheel[bucket] = 0;
-        self.wheel_bits &= !(1 << bucket);
+        let wheel_bits = self.wheel_bits & !(1 << bucket);
+        self.wheel_bits = wheel_bits;
         if self.far_next <= pass {
-            let mut far = self.far;
-            let mut next = u64::MAX;
-            while far != 0 {
-                let slot = far.trailing_zeros() as usize;
-                let bit = 1u16 << slot;
-                far &= !bit;
-                let ack = self.slots[slot].ack;
-                if ack == pass {
-                    acked |= bit;
-                    self.far &= !bit;
-                } else {
-                    next = next.min(ack);
-                }
-            }
-            self.far_next = next;
+            acked |= self.sweep_far(pass);
         }
-        acked &= self.busy;
-        self.busy &= !acked;
-        // Once a sweep frees slots, the old earliest deadline is still a
-        // bound at or below the new one, whether or not a freed slot had
-        // it (telling which cost a test per freed slot).
-        self.min_deadline_low |= acked != 0;
+        let busy = self.busy;
+        acked &= busy;
+        self.busy = busy & !acked;
         // A counted loop: without an observer it compiles to nothing.
         for slot in 0..SLOTS {
             if acked & (1 << slot) != 0 {
@@ -718,47 +703,76 @@ impl Kernel {
                 }
                 rest &= !(1 << top);
             }
+            meta.pending -= ones(acked);
+        } else {
+            self.host_slots &= !acked;
             while acked != 0 {
+                let slot = acked.trailing_zeros() as usize;
                 acked &= acked - 1;
-                meta.pending -= 1;
-            }
-        }
-        self.host_slots &= !acked;
-        while acked != 0 {
-            let slot = acked.trailing_zeros() as usize;
-            acked &= acked - 1;
-            let s = &self.slots[slot];
-            if s.owner != HOST {
-                let owner = &mut streams[usize::from(s.owner)].meta;
-                if s.has_result {
-                    owner.latest_result = s.result;
+                let s = &self.slots[slot];
+                if s.owner != HOST {
+                    let owner = &mut streams[usize::from(s.owner)].meta;
+                    if s.has_result {
+                        owner.latest_result = s.result;
+                    }
+                    owner.pending -= 1;
                 }
-                owner.pending -= 1;
             }
         }
         // The wheel's acks left are in pass + 1 ..= pass + 63.
-        let next_wheel = if self.wheel_bits == 0 {
+        let next_wheel = if wheel_bits == 0 {
             u64::MAX
         } else {
             let from = ((pass + 1) % ACK_WHEEL as u64) as u32;
-            pass + 1 + u64::from(self.wheel_bits.rotate_right(from).trailing_zeros())
+            pass + 1 + u64::from(wheel_bits.rotate_right(from).trailing_zeros())
         };
+        // Every ack left is after this pass (the far ones too).
         let next_ack = next_wheel.min(self.far_next);
         // The exact earliest deadline is walked for only when the bound
-        // could matter: when it is due (the deadline phase, S13) or before
-        // the next ack (the next change). Otherwise the next change is the
-        // next ack either way, and no slot is late now.
-        if self.min_deadline_low && (self.min_deadline <= pass || self.min_deadline < next_ack) {
-            let mut busy = self.busy;
-            let mut min = u64::MAX;
-            while busy != 0 {
-                min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
-                busy &= busy - 1;
-            }
-            self.min_deadline = min;
-            self.min_deadline_low = false;
+        // could matter: when it comes before the next ack (so also when it
+        // is due, for the deadline phase, S13). Otherwise the next change
+        // is the next ack either way, and no slot is late now.
+        let mut min_deadline = self.min_deadline;
+        if min_deadline < next_ack {
+            min_deadline = self.walk_deadlines();
         }
-        self.swept_next_change = next_ack.min(self.min_deadline);
+        self.swept_next_change = next_ack.min(min_deadline);
+    }
+
+    /// The far slots acknowledged in this pass (their ack is due): takes
+    /// them out of `far` and finds the far slots' next ack.
+    #[inline(never)]
+    fn sweep_far(&mut self, pass: u64) -> u16 {
+        let mut far = self.far;
+        let mut acked = 0;
+        let mut next = u64::MAX;
+        while far != 0 {
+            let slot = far.trailing_zeros() as usize;
+            let bit = 1u16 << slot;
+            far &= !bit;
+            let ack = self.slots[slot].ack;
+            if ack == pass {
+                acked |= bit;
+            } else {
+                next = next.min(ack);
+            }
+        }
+        self.far &= !acked;
+        self.far_next = next;
+        acked
+    }
+
+    /// The exact earliest deadline over the busy slots (`u64::MAX` when none).
+    #[inline]
+    fn walk_deadlines(&mut self) -> u64 {
+        let mut busy = self.busy;
+        let mut min = u64::MAX;
+        while busy != 0 {
+            min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
+            busy &= busy - 1;
+        }
+        self.min_deadline = min;
+        min
     }
 
     /// The lowest late slot after this pass's sweep, if any (S13, S14).
@@ -784,6 +798,23 @@ impl Kernel {
     pub fn refresh_next_change(&mut self) {
         self.next_change = self.swept_next_change;
     }
+}
+
+/// The number of bits set in `bits`, by two table look-ups (the target
+/// has no popcount instruction: a loop per bit or the bit-twiddled count
+/// cost more for the one to four slots a sweep usually frees).
+#[inline(always)]
+fn ones(bits: u16) -> u32 {
+    const ONES: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = (i as u32).count_ones() as u8;
+            i += 1;
+        }
+        t
+    };
+    u32::from(ONES[usize::from(bits as u8)] + ONES[usize::from(bits >> 8)])
 }
 
 /// The template's arguments with its patches applied in order (a later
