@@ -155,8 +155,6 @@ pub(crate) struct Kernel {
     results: Results,
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
-    /// The minimum ack or deadline pass over the slots the last sweep left busy.
-    swept_next_change: u64,
     /// The ack wheel: bucket `a % 64` holds the busy slots acknowledged in
     /// pass `a`, for every ack less than 64 passes after its submit.
     wheel: [u16; ACK_WHEEL],
@@ -206,7 +204,6 @@ impl Kernel {
             delays: Delays::of(&params.delay),
             results: Results::of(&params.result),
             queue_moved: false,
-            swept_next_change: u64::MAX,
             wheel: [0; ACK_WHEEL],
             wheel_bits: 0,
             far: 0,
@@ -650,8 +647,9 @@ impl Kernel {
     }
 
     /// The sweep of this pass (S12): frees acknowledged slots, lowest
-    /// first, and finds the next pass where a slot changes (for
-    /// [`Kernel::refresh_next_change`] and [`Kernel::lowest_late`]).
+    /// first, and sets `next_change` to the next pass where a slot changes.
+    /// True when a slot may be late now: then [`Kernel::lowest_late`]
+    /// looks (the deadline phase, S13).
     ///
     /// The slots acknowledged now are the wheel's bucket for this pass (an
     /// ack at most 63 passes after its submit is in bucket `ack % 64`, and
@@ -666,7 +664,7 @@ impl Kernel {
     /// next change is a real ack or deadline, so a sweep that runs frees a
     /// slot or finds one late, and such a flag was set at nearly every
     /// sweep (keeping it cost 7 instructions a pass on submit_heavy).
-    pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
+    pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) -> bool {
         let pass = self.pass;
         let bucket = (pass % ACK_WHEEL as u64) as usize;
         let mut acked = self.wheel[bucket];
@@ -736,7 +734,10 @@ impl Kernel {
         if min_deadline < next_ack {
             min_deadline = self.walk_deadlines();
         }
-        self.swept_next_change = next_ack.min(min_deadline);
+        // Set now: should a slot be late, the run ends after this phase
+        // and nothing reads it.
+        self.next_change = next_ack.min(min_deadline);
+        min_deadline <= pass
     }
 
     /// The far slots acknowledged in this pass (their ack is due): takes
@@ -791,12 +792,6 @@ impl Kernel {
             busy &= busy - 1;
         }
         None
-    }
-
-    /// Sets `next_change` after this pass's sweep freed slots.
-    #[inline]
-    pub fn refresh_next_change(&mut self) {
-        self.next_change = self.swept_next_change;
     }
 }
 
@@ -933,7 +928,6 @@ mod tests {
         let sweep = |k: &mut Kernel, pass| {
             k.pass = pass;
             k.sweep(&mut [], &mut NoObserver);
-            k.refresh_next_change();
             (k.busy, k.lowest_late(), k.next_change)
         };
         // Pass 5: slot 0 is freed before the deadline phase, so it is not
@@ -973,7 +967,6 @@ mod tests {
         ] {
             k.pass = pass;
             k.sweep(&mut [], &mut NoObserver);
-            k.refresh_next_change();
             assert_eq!(
                 (k.busy, k.lowest_late(), k.next_change),
                 (busy, late, next),
@@ -1000,7 +993,6 @@ mod tests {
         for (pass, busy, next) in [(62, 0b11, 63), (63, 0b10, 64), (64, 0, u64::MAX)] {
             k.pass = pass;
             k.sweep(&mut [], &mut NoObserver);
-            k.refresh_next_change();
             assert_eq!((k.busy, k.next_change), (busy, next), "pass {pass}");
         }
     }
