@@ -372,25 +372,22 @@ impl Machine {
         by_passes.min(by_steps).min(by_fuel) as u32
     }
 
-    /// One turn of stream `i` (S17). Returns the micro-ops it ran and why it
-    /// ended. With `QUICK` (the pass loop's quick path, a copy of its own so
+    /// One turn of stream `i` (S17). Returns the micro-ops it ran, why it
+    /// ended and the stream's pc after it. With `QUICK` (the pass loop's quick path, a copy of its own so
     /// that the other turns carry none of its tests: `i` is the one active
     /// stream and nothing else can happen), a turn that uses its whole
     /// budget ends its pass and the next quick pass's turn runs at once,
     /// without the trip through the pass loop; `kernel.pass` says which pass
     /// the last turn was in. The stream's wait, if it waited, no longer
     /// holds: `turns` tests it (a quick pass's stream did not wait).
+    #[inline(always)]
     fn turn<O: Observer, const QUICK: bool>(
         &mut self,
         i: usize,
         dispatch: Dispatch,
         obs: &mut O,
-    ) -> (u32, TurnEnd) {
+    ) -> (u32, TurnEnd, u32) {
         let budget = self.params.turn_budget;
-        if budget == 0 {
-            // Out of range (S25); like the reference model, a turn that runs nothing.
-            return (0, TurnEnd::Budget);
-        }
         let s = &self.streams[i].meta;
         debug_assert!(
             !s.waiting.holds(&self.kernel, s),
@@ -399,7 +396,12 @@ impl Machine {
         // The one counter of the hot path: the budget and the steps left.
         let fuel = budget.min(s.max_steps - s.steps);
         if fuel == 0 {
-            return (0, self.step_limit(i));
+            let pc = s.pc;
+            if budget == 0 {
+                // Out of range (S25); like the reference model, a turn that runs nothing.
+                return (0, TurnEnd::Budget, pc);
+            }
+            return (0, self.step_limit(i), pc);
         }
         let program = &self.programs[usize::from(s.program)];
         let base = program.insts.as_ptr();
@@ -492,38 +494,40 @@ impl Machine {
         let mut ran = fuel - left;
         let s = &mut self.streams[i].meta;
         s.pc = pc;
-        s.waiting = match exit {
-            Exit::WaitSlots => Waiting::Slots,
-            Exit::WaitQueueFull => Waiting::QueueFull,
-            Exit::WaitPending => Waiting::Pending(program.insts[pc as usize].imm),
-            Exit::HaltPending => Waiting::Halt,
-            _ => Waiting::No,
-        };
+        // Every exit counts the micro-ops that completed (S17); one match
+        // sets both what the stream waits for and why the turn ended.
+        s.steps += ran;
         let why = match exit {
             Exit::Fuel => {
-                s.steps += ran;
+                s.waiting = Waiting::No;
                 if fuel == budget {
                     TurnEnd::Budget
                 } else {
                     self.step_limit(i)
                 }
             }
-            Exit::WaitSlots
-            | Exit::WaitQueueFull
-            | Exit::WaitExclusive
-            | Exit::WaitPending
-            | Exit::HaltPending => {
-                s.steps += ran;
-                match exit {
-                    Exit::WaitSlots => TurnEnd::WaitSlots,
-                    Exit::WaitQueueFull => TurnEnd::WaitQueueFull,
-                    Exit::WaitExclusive => TurnEnd::WaitExclusive,
-                    Exit::WaitPending => TurnEnd::Wait,
-                    _ => TurnEnd::HaltPending,
-                }
+            Exit::WaitSlots => {
+                s.waiting = Waiting::Slots;
+                TurnEnd::WaitSlots
+            }
+            Exit::WaitQueueFull => {
+                s.waiting = Waiting::QueueFull;
+                TurnEnd::WaitQueueFull
+            }
+            Exit::WaitExclusive => {
+                s.waiting = Waiting::No;
+                TurnEnd::WaitExclusive
+            }
+            Exit::WaitPending => {
+                s.waiting = Waiting::Pending(program.insts[pc as usize].imm);
+                TurnEnd::Wait
+            }
+            Exit::HaltPending => {
+                s.waiting = Waiting::Halt;
+                TurnEnd::HaltPending
             }
             Exit::Error => {
-                s.steps += ran;
+                s.waiting = Waiting::No;
                 TurnEnd::Error(self.fail(i, reason, pc))
             }
             Exit::Halt => {
@@ -534,7 +538,8 @@ impl Machine {
                     unsafe { (*obs_ptr).on_op(pc) };
                 }
                 ran += 1;
-                s.steps += ran;
+                s.steps += 1;
+                s.waiting = Waiting::No;
                 s.life = Life::Ended;
                 let req = s.req;
                 self.kernel.post(kind::STREAM_END, req, halt);
@@ -546,18 +551,36 @@ impl Machine {
             // above runs the micro-op again.
             Exit::Resync => unreachable!("a resync left the turn loop"),
         };
-        (ran, why)
+        (ran, why, pc)
+    }
+
+    /// [`Machine::turn`] as a call of its own.
+    #[inline(never)]
+    fn turn_call<O: Observer, const QUICK: bool>(
+        &mut self,
+        i: usize,
+        dispatch: Dispatch,
+        obs: &mut O,
+    ) -> (u32, TurnEnd, u32) {
+        self.turn::<O, QUICK>(i, dispatch, obs)
     }
 
     /// True when the run is over (S16, S35): the grid stopped, or no stream
     /// is active, no command is in flight, the queue is empty and no host
     /// command is waiting or due.
+    ///
+    /// The pass loop returns at once when the grid stops (`late`), so
+    /// `stopped` is not tested here; the active streams are, first, as they
+    /// settle it in nearly every pass.
     fn finished(&self) -> bool {
-        self.kernel.stopped
-            || (self.n_active == 0
-                && self.kernel.busy == 0
-                && self.kernel.queue.len() == 0
-                && self.host.done())
+        debug_assert!(
+            !self.kernel.stopped,
+            "the pass loop returns when the grid stops"
+        );
+        self.n_active == 0
+            && self.kernel.busy == 0
+            && self.kernel.queue.len() == 0
+            && self.host.done()
     }
 
     /// The turns of pass `p` (S29): the streams active now, in start order,
@@ -574,7 +597,7 @@ impl Machine {
             if p & 1 != 0 {
                 self.kernel.queue_turn(obs);
             }
-            let (moved, budget_ended) = self.stream_turn(i, p, dispatch, obs);
+            let (moved, budget_ended) = self.stream_turn::<O, true>(i, p, dispatch, obs);
             if p & 1 == 0 {
                 self.kernel.queue_turn(obs);
             }
@@ -585,7 +608,8 @@ impl Machine {
         let mut who = (p % (n as u64 + 1)) as usize;
         for _ in 0..=n {
             if who < n {
-                let (m, b) = self.stream_turn(usize::from(submitters[who]), p, dispatch, obs);
+                let i = usize::from(submitters[who]);
+                let (m, b) = self.stream_turn::<O, false>(i, p, dispatch, obs);
                 moved |= m;
                 budget_ended = b;
             } else {
@@ -601,8 +625,10 @@ impl Machine {
     /// holds only active streams (a stream that ends leaves it at once), and
     /// no turn ends another stream, so every stream of the list taken at
     /// the start of the turns is still active at its own turn.
+    /// `INLINE`: the turn's code is written out here (the one-stream path
+    /// of every pass), else called (the rotation over several streams).
     #[inline(always)]
-    fn stream_turn<O: Observer>(
+    fn stream_turn<O: Observer, const INLINE: bool>(
         &mut self,
         i: usize,
         p: u64,
@@ -614,12 +640,16 @@ impl Machine {
         // A micro-op that waited and whose condition still holds waits
         // again (its operands cannot have changed): the turn ends at once,
         // without dispatching it.
-        let (ran, why) = if self.params.turn_budget != 0 && s.waiting.holds(&self.kernel, s) {
-            (0, wait_end(s.waiting))
-        } else {
+        // (With turn_budget 0, out of range, no turn runs a micro-op, so no
+        // stream ever waits.)
+        let (ran, why, pc) = if s.waiting.holds(&self.kernel, s) {
+            (0, wait_end(s.waiting), s.pc)
+        } else if INLINE {
             self.turn::<O, false>(i, dispatch, obs)
+        } else {
+            self.turn_call::<O, false>(i, dispatch, obs)
         };
-        obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
+        obs.on_turn_end(p, i, ran, why, pc);
         (ran != 0 || !why.is_wait(), why == TurnEnd::Budget)
     }
 
@@ -627,17 +657,21 @@ impl Machine {
     fn passes<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
         let max_passes = self.params.max_passes;
         let cancel = self.cancel_pass;
+        // The first pass whose host-command phase has anything to do: the
+        // next host command due, or the cancel pass (`u64::MAX`: none).
+        // Only the host phase changes it, so it is found again only there.
+        let mut host_at = self.host.next_due().min(cancel.unwrap_or(u64::MAX));
         let mut p = 0u64;
         // The last turn of the (one) active stream ended by its budget.
         let mut budget_ended = false;
         while p < max_passes {
             self.kernel.pass = p;
-            if self.n_active == 1
-                && budget_ended
-                && self.kernel.queue.len() == 0
+            // The sweep being due fails the test most often: it comes first.
+            if budget_ended
                 && p < self.kernel.next_change
-                && cancel != Some(p)
-                && self.host.next_due() > p
+                && self.n_active == 1
+                && self.kernel.queue.len() == 0
+                && p < host_at
             {
                 // A quick pass: no slot can be acknowledged or late, no host
                 // command, and the queue is empty when the stream's turn
@@ -646,10 +680,10 @@ impl Machine {
                 // turn, then the queue if it comes second (even passes).
                 self.kernel.queue_moved = false;
                 let i = usize::from(self.active[0]);
-                let (ran, why) = self.turn::<O, true>(i, dispatch, obs);
+                let (ran, why, pc) = self.turn_call::<O, true>(i, dispatch, obs);
                 p = self.kernel.pass;
                 budget_ended = why == TurnEnd::Budget;
-                obs.on_turn_end(p, i, ran, why, self.streams[i].meta.pc);
+                obs.on_turn_end(p, i, ran, why, pc);
                 if p & 1 == 0 {
                     self.kernel.queue_turn(obs);
                 }
@@ -668,26 +702,35 @@ impl Machine {
                 continue;
             }
             // 1, 2: the sweep and the deadlines, only when a slot can change.
-            if p >= self.kernel.next_change {
-                self.kernel.sweep(&mut self.streams, obs);
-                if let Some(slot) = self.kernel.lowest_late() {
-                    self.late(slot);
-                    obs.on_pass_end(
-                        p,
-                        self.kernel.busy.count_ones(),
-                        self.kernel.queue.len() as u32,
-                    );
-                    return;
-                }
-                self.kernel.refresh_next_change();
+            if p >= self.kernel.next_change
+                && self.kernel.sweep(&mut self.streams, obs)
+                && let Some(slot) = self.kernel.lowest_late()
+            {
+                self.late(slot);
+                obs.on_pass_end(
+                    p,
+                    self.kernel.busy.count_ones(),
+                    self.kernel.queue.len() as u32,
+                );
+                return;
             }
             // 3: host commands: a scenario's (S26), or the one stream's cancel (S15).
-            let mut moved = self.host_phase(p, obs);
-            if cancel == Some(p) && self.n_active == 1 {
-                let i = usize::from(self.active[0]);
-                let pc = self.streams[i].meta.pc;
-                self.fail(i, Reason::Cancelled, pc);
-                moved = true;
+            let mut moved = false;
+            if p >= host_at {
+                moved = self.host_phase(p, obs);
+                if cancel == Some(p) && self.n_active == 1 {
+                    let i = usize::from(self.active[0]);
+                    let pc = self.streams[i].meta.pc;
+                    self.fail(i, Reason::Cancelled, pc);
+                    moved = true;
+                }
+                // A host command that waits is due again in the next pass.
+                host_at = self.host.next_due();
+                if let Some(c) = cancel
+                    && c > p
+                {
+                    host_at = host_at.min(c);
+                }
             }
             // 4: the turns (S29).
             let (turned, ended_by_budget) = self.turns(p, dispatch, obs);
@@ -698,10 +741,15 @@ impl Machine {
                 self.kernel.busy.count_ones(),
                 self.kernel.queue.len() as u32,
             );
-            if self.finished() {
+            if self.n_active != 0 {
+                // The run goes on (the common case, settled by one test).
+                if moved {
+                    p += 1;
+                    continue;
+                }
+            } else if self.finished() {
                 return;
-            }
-            if moved {
+            } else if moved {
                 p += 1;
                 continue;
             }

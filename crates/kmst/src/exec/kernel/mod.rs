@@ -190,8 +190,6 @@ pub(crate) struct Kernel {
     results: Results,
     /// True once the queue's turn placed a job in this pass.
     pub queue_moved: bool,
-    /// The minimum ack or deadline pass over the slots the last sweep left busy.
-    swept_next_change: u64,
     /// The ack wheel: bucket `a % 64` holds the busy slots acknowledged in
     /// pass `a`, for every ack less than 64 passes after its submit.
     wheel: [u16; ACK_WHEEL],
@@ -201,12 +199,10 @@ pub(crate) struct Kernel {
     far: u16,
     /// The minimum ack over `far` (`u64::MAX` when none).
     far_next: u64,
-    /// The minimum deadline over the busy slots (`u64::MAX` when none), or,
-    /// while `min_deadline_low`, a pass at or below it ([`Kernel::sweep`]).
+    /// At or below the minimum deadline over the busy slots (`u64::MAX`
+    /// when none): exact until a sweep frees the slot that had it
+    /// ([`Kernel::sweep`]).
     min_deadline: u64,
-    /// True when a sweep freed slots (perhaps the one of `min_deadline`)
-    /// and the minimum was not walked for again.
-    min_deadline_low: bool,
     /// The busy slots holding a host command (S32), for the sweep's
     /// one-stream path.
     host_slots: u16,
@@ -243,13 +239,11 @@ impl Kernel {
             delays: Delays::of(&params.delay),
             results: Results::of(&params.result),
             queue_moved: false,
-            swept_next_change: u64::MAX,
             wheel: [0; ACK_WHEEL],
             wheel_bits: 0,
             far: 0,
             far_next: u64::MAX,
             min_deadline: u64::MAX,
-            min_deadline_low: false,
             host_slots: 0,
             any_result: false,
             stopped: false,
@@ -696,8 +690,9 @@ impl Kernel {
     }
 
     /// The sweep of this pass (S12): frees acknowledged slots, lowest
-    /// first, and finds the next pass where a slot changes (for
-    /// [`Kernel::refresh_next_change`] and [`Kernel::lowest_late`]).
+    /// first, and sets `next_change` to the next pass where a slot changes.
+    /// True when a slot may be late now: then [`Kernel::lowest_late`]
+    /// looks (the deadline phase, S13).
     ///
     /// The slots acknowledged now are the wheel's bucket for this pass (an
     /// ack at most 63 passes after its submit is in bucket `ack % 64`, and
@@ -705,38 +700,26 @@ impl Kernel {
     /// a busy slot's ack is due), plus, when one is due, those of the far
     /// slots whose ack is this pass. So a sweep costs the slots it frees,
     /// not the busy ones. The next change is the wheel's next bucket, the
-    /// far slots' next ack or the earliest deadline, which is walked for
-    /// again only when a slot that had it is freed and the walk can change
-    /// the answer (the deadline could be due or come before the next ack).
-    pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) {
+    /// far slots' next ack or the earliest deadline. `min_deadline` is kept
+    /// as a bound at or below the earliest deadline (freeing the slot that
+    /// had it leaves it low), and walked for only when the bound comes
+    /// before the next ack. No flag tells whether the bound is stale: every
+    /// next change is a real ack or deadline, so a sweep that runs frees a
+    /// slot or finds one late, and such a flag was set at nearly every
+    /// sweep (keeping it cost 7 instructions a pass on submit_heavy).
+    pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) -> bool {
         let pass = self.pass;
         let bucket = (pass % ACK_WHEEL as u64) as usize;
         let mut acked = self.wheel[bucket];
         self.wheel[bucket] = 0;
-        self.wheel_bits &= !(1 << bucket);
+        let wheel_bits = self.wheel_bits & !(1 << bucket);
+        self.wheel_bits = wheel_bits;
         if self.far_next <= pass {
-            let mut far = self.far;
-            let mut next = u64::MAX;
-            while far != 0 {
-                let slot = far.trailing_zeros() as usize;
-                let bit = 1u16 << slot;
-                far &= !bit;
-                let ack = self.slots[slot].ack;
-                if ack == pass {
-                    acked |= bit;
-                    self.far &= !bit;
-                } else {
-                    next = next.min(ack);
-                }
-            }
-            self.far_next = next;
+            acked |= self.sweep_far(pass);
         }
-        acked &= self.busy;
-        self.busy &= !acked;
-        // Once a sweep frees slots, the old earliest deadline is still a
-        // bound at or below the new one, whether or not a freed slot had
-        // it (telling which cost a test per freed slot).
-        self.min_deadline_low |= acked != 0;
+        let busy = self.busy;
+        acked &= busy;
+        self.busy = busy & !acked;
         // A counted loop: without an observer it compiles to nothing.
         for slot in 0..SLOTS {
             if acked & (1 << slot) != 0 {
@@ -761,47 +744,79 @@ impl Kernel {
                 }
                 rest &= !(1 << top);
             }
+            meta.pending -= ones(acked);
+        } else {
+            self.host_slots &= !acked;
             while acked != 0 {
+                let slot = acked.trailing_zeros() as usize;
                 acked &= acked - 1;
-                meta.pending -= 1;
-            }
-        }
-        self.host_slots &= !acked;
-        while acked != 0 {
-            let slot = acked.trailing_zeros() as usize;
-            acked &= acked - 1;
-            let s = &self.slots[slot];
-            if s.owner != HOST {
-                let owner = &mut streams[usize::from(s.owner)].meta;
-                if s.has_result {
-                    owner.latest_result = s.result;
+                let s = &self.slots[slot];
+                if s.owner != HOST {
+                    let owner = &mut streams[usize::from(s.owner)].meta;
+                    if s.has_result {
+                        owner.latest_result = s.result;
+                    }
+                    owner.pending -= 1;
                 }
-                owner.pending -= 1;
             }
         }
         // The wheel's acks left are in pass + 1 ..= pass + 63.
-        let next_wheel = if self.wheel_bits == 0 {
+        let next_wheel = if wheel_bits == 0 {
             u64::MAX
         } else {
             let from = ((pass + 1) % ACK_WHEEL as u64) as u32;
-            pass + 1 + u64::from(self.wheel_bits.rotate_right(from).trailing_zeros())
+            pass + 1 + u64::from(wheel_bits.rotate_right(from).trailing_zeros())
         };
+        // Every ack left is after this pass (the far ones too).
         let next_ack = next_wheel.min(self.far_next);
         // The exact earliest deadline is walked for only when the bound
-        // could matter: when it is due (the deadline phase, S13) or before
-        // the next ack (the next change). Otherwise the next change is the
-        // next ack either way, and no slot is late now.
-        if self.min_deadline_low && (self.min_deadline <= pass || self.min_deadline < next_ack) {
-            let mut busy = self.busy;
-            let mut min = u64::MAX;
-            while busy != 0 {
-                min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
-                busy &= busy - 1;
-            }
-            self.min_deadline = min;
-            self.min_deadline_low = false;
+        // could matter: when it comes before the next ack (so also when it
+        // is due, for the deadline phase, S13). Otherwise the next change
+        // is the next ack either way, and no slot is late now.
+        let mut min_deadline = self.min_deadline;
+        if min_deadline < next_ack {
+            min_deadline = self.walk_deadlines();
         }
-        self.swept_next_change = next_ack.min(self.min_deadline);
+        // Set now: should a slot be late, the run ends after this phase
+        // and nothing reads it.
+        self.next_change = next_ack.min(min_deadline);
+        min_deadline <= pass
+    }
+
+    /// The far slots acknowledged in this pass (their ack is due): takes
+    /// them out of `far` and finds the far slots' next ack.
+    #[inline(never)]
+    fn sweep_far(&mut self, pass: u64) -> u16 {
+        let mut far = self.far;
+        let mut acked = 0;
+        let mut next = u64::MAX;
+        while far != 0 {
+            let slot = far.trailing_zeros() as usize;
+            let bit = 1u16 << slot;
+            far &= !bit;
+            let ack = self.slots[slot].ack;
+            if ack == pass {
+                acked |= bit;
+            } else {
+                next = next.min(ack);
+            }
+        }
+        self.far &= !acked;
+        self.far_next = next;
+        acked
+    }
+
+    /// The exact earliest deadline over the busy slots (`u64::MAX` when none).
+    #[inline]
+    fn walk_deadlines(&mut self) -> u64 {
+        let mut busy = self.busy;
+        let mut min = u64::MAX;
+        while busy != 0 {
+            min = min.min(self.slots[busy.trailing_zeros() as usize].deadline);
+            busy &= busy - 1;
+        }
+        self.min_deadline = min;
+        min
     }
 
     /// The lowest late slot after this pass's sweep, if any (S13, S14).
@@ -821,12 +836,23 @@ impl Kernel {
         }
         None
     }
+}
 
-    /// Sets `next_change` after this pass's sweep freed slots.
-    #[inline]
-    pub fn refresh_next_change(&mut self) {
-        self.next_change = self.swept_next_change;
-    }
+/// The number of bits set in `bits`, by two table look-ups (the target
+/// has no popcount instruction: a loop per bit or the bit-twiddled count
+/// cost more for the one to four slots a sweep usually frees).
+#[inline(always)]
+fn ones(bits: u16) -> u32 {
+    const ONES: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = (i as u32).count_ones() as u8;
+            i += 1;
+        }
+        t
+    };
+    u32::from(ONES[usize::from(bits as u8)] + ONES[usize::from(bits >> 8)])
 }
 
 /// Appends `proto` to the answer's records and gives it back to be
@@ -967,7 +993,6 @@ mod tests {
         let sweep = |k: &mut Kernel, pass| {
             k.pass = pass;
             k.sweep(&mut [], &mut NoObserver);
-            k.refresh_next_change();
             (k.busy, k.lowest_late(), k.next_change)
         };
         // Pass 5: slot 0 is freed before the deadline phase, so it is not
@@ -1007,7 +1032,6 @@ mod tests {
         ] {
             k.pass = pass;
             k.sweep(&mut [], &mut NoObserver);
-            k.refresh_next_change();
             assert_eq!(
                 (k.busy, k.lowest_late(), k.next_change),
                 (busy, late, next),
@@ -1034,7 +1058,6 @@ mod tests {
         for (pass, busy, next) in [(62, 0b11, 63), (63, 0b10, 64), (64, 0, u64::MAX)] {
             k.pass = pass;
             k.sweep(&mut [], &mut NoObserver);
-            k.refresh_next_change();
             assert_eq!((k.busy, k.next_change), (busy, next), "pass {pass}");
         }
     }
