@@ -1,8 +1,9 @@
 //! The job queue (S18, S20): a fixed slab of 64 jobs plus the insertion
 //! order as slab indices and 16-bit keys of the core counts, so the queue's
 //! turn compares its window's 16 keys at once and a job leaving from the
-//! middle moves bytes, not jobs. Nothing here allocates after set-up but the
-//! slab's first growth.
+//! middle moves bytes, not jobs. Nothing here allocates but the slab, once,
+//! at the first job (or at `reserve_all`). A job is kept as the record it
+//! will make, so that its placement copies it once into the answer.
 //!
 //! **Overtake counts are computed, not counted.** A job is overtaken when a
 //! job behind it is placed (S20). With `placed` the number of jobs the queue
