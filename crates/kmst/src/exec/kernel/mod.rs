@@ -968,6 +968,86 @@ mod tests {
         }
     }
 
+    /// A queued job's record and deadline, made at its placement (S13,
+    /// S19, S20, S31). In pass 2, stream 0 (its header's deadline: 7
+    /// passes) queues A (2 cores, pc 4), stream 1 (no fixed deadline)
+    /// queues B (3 cores, pc 6) with r1 = 40 patched into argument 1, and
+    /// the host queues C (1 core). A DEADLINE then sets the default to 30,
+    /// and the queue's turn in pass 4 places all three in order at the
+    /// lowest free cores: A on 0..2 in slot 0 (sequence 0, deadline 4 + 7),
+    /// B on 2..5 in slot 1 (deadline 4 + 30: the default in force now),
+    /// C on 5..6 in slot 2 (deadline_passes unset: also 4 + 30).
+    #[test]
+    fn a_placed_job_records_itself_with_its_owners_deadline() {
+        let mut k = Kernel::new(&Params::default());
+        let meta = |index, deadline| StreamMeta {
+            pc: 0,
+            steps: 0,
+            max_steps: 100,
+            pending: 0,
+            latest_result: 0,
+            req: 0,
+            deadline,
+            life: super::stream::Life::Active,
+            index,
+            program: 0,
+            exclusive_mark: None,
+            waiting: Waiting::No,
+        };
+        let (mut s0, mut s1) = (meta(0, Some(7)), meta(1, None));
+        let t = Tmpl {
+            proto: SubmittedCommand {
+                handler: 3,
+                args: [10, 11, 12, 0, 0, 0, 0, 0, 0, 0],
+                ..BLANK
+            },
+            flags: 0,
+            patches: [(1, 1), (0, 0), (0, 0), (0, 0)],
+            patch_count: 0,
+            first_register: NO_REGISTER,
+            count_register: NO_REGISTER,
+        };
+        let patched_t = Tmpl {
+            patch_count: 1,
+            ..t
+        };
+        let mut regs = [0u32; 16];
+        regs[1] = 40;
+        k.pass = 2;
+        assert!(k.enqueue(&mut s0, &regs, &t, 2, 4).is_ok());
+        assert!(k.enqueue(&mut s1, &regs, &patched_t, 3, 6).is_ok());
+        assert!(k.host_enqueue(9, 1, [7; 10], 0).is_ok());
+        assert_eq!((s0.pending, s1.pending), (1, 1));
+        k.default_deadline = 30;
+        k.pass = 4;
+        k.queue_turn(&mut NoObserver);
+        assert_eq!(k.busy, 0b111);
+        let record = |sequence, slot, handler, first, count, args, pc| SubmittedCommand {
+            sequence,
+            slot,
+            handler,
+            first,
+            count,
+            flags: 0,
+            args,
+            pass_index: 4,
+            pc,
+            queued: true,
+        };
+        assert_eq!(
+            k.commands,
+            [
+                record(0, 0, 3, 0, 2, [10, 11, 12, 0, 0, 0, 0, 0, 0, 0], 4),
+                record(1, 1, 3, 2, 3, [10, 40, 12, 0, 0, 0, 0, 0, 0, 0], 6),
+                record(2, 2, 9, 5, 1, [7; 10], 0),
+            ]
+        );
+        let deadlines: Vec<u64> = k.slots[..3].iter().map(|s| s.deadline).collect();
+        assert_eq!(deadlines, [11, 34, 34]);
+        let owners: Vec<u16> = k.slots[..3].iter().map(|s| s.owner).collect();
+        assert_eq!(owners, [0, 1, HOST]);
+    }
+
     /// Delays 4, 8, 100 by table and deadline_passes 5 (S12, S13): in
     /// pass 0 commands 0 and 1 take slots 0 (ack 5, deadline 5) and 1 (ack
     /// 9, deadline 5); in pass 2 command 2 takes slot 2 (ack 103, beyond the
