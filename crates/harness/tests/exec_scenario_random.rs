@@ -62,3 +62,25 @@ fn every_variant_agrees_with_the_reference_on_scenarios() {
         "{two_submitters} with two streams' commands"
     );
 }
+
+/// A longer hunt (ignored): `KMST_CASES=300000 cargo test --release -p
+/// kmst-harness --test exec_scenario_random -- --ignored`, from seeds past
+/// the ones above.
+#[test]
+#[ignore]
+fn many_more_scenarios() {
+    let n: u64 = std::env::var("KMST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    for seed in CASES..CASES + n {
+        let scenario = scenario_from_seed(seed);
+        let want = kmst::reference::simulate_scenario(&scenario);
+        for &d in Dispatch::ALL {
+            assert!(
+                simulate_scenario(&scenario, d) == want,
+                "seed {seed}, {d}: scenario {scenario:?}"
+            );
+        }
+    }
+}
