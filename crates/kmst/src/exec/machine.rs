@@ -155,7 +155,7 @@ impl Machine {
         self.kernel.any_result |= self.programs[usize::from(program)]
             .templates
             .iter()
-            .any(|t| t.flags & crate::format::flags::RESULT != 0);
+            .any(|t| t.proto.flags & crate::format::flags::RESULT != 0);
         let index = self.streams.len();
         let mut regs = [0u32; 16];
         regs[15] = h.seed;

@@ -27,8 +27,6 @@ pub(crate) struct Tmpl {
     /// group and the unpatched arguments; SUBMIT and ENQUEUE copy it and
     /// fill in the rest.
     pub proto: SubmittedCommand,
-    /// `proto.flags`, read before anything else.
-    pub flags: u8,
     /// `(argument, register)` pairs, `patch_count` of them, all in range (S5).
     pub patches: [(u8, u8); MAX_PATCHES],
     pub patch_count: u8,
@@ -223,7 +221,6 @@ impl Program {
                         args: t.command.args,
                         ..BLANK
                     },
-                    flags: t.command.flags,
                     patches,
                     patch_count: t.patch_count,
                     first_register: t.first_register,

@@ -230,6 +230,13 @@ impl Queue {
         bits & ((1 << window) - 1)
     }
 
+    /// True when a job queued before job id `mark` is still waiting (an
+    /// exclusive command waits for those, S18).
+    #[inline]
+    pub(super) fn holds_older(&self, mark: u64) -> bool {
+        self.len > 0 && self.job(0).is_some_and(|j| j.id < mark)
+    }
+
     /// The waiting job at `pos` (none in an empty queue).
     pub(super) fn job(&self, pos: usize) -> Option<&Job> {
         self.slab_entry(entry_slab(self.entry(pos)))
