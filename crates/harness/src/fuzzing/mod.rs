@@ -156,11 +156,18 @@ pub fn arbitrary_template(u: &mut Unstructured, core_count: u32) -> Result<Templ
         patches.push((u.int_in_range(0..=9)?, register(u)?));
     }
     let mut t = template(handler, flags, (first, count), &args, &patches);
+    // Often both group fields from registers (SUBMIT's `group` variant
+    // when the template is not exclusive), else each now and then.
     if u.ratio(1, 4)? {
         t.first_register = register(u)?;
-    }
-    if u.ratio(1, 4)? {
         t.count_register = register(u)?;
+    } else {
+        if u.ratio(1, 4)? {
+            t.first_register = register(u)?;
+        }
+        if u.ratio(1, 4)? {
+            t.count_register = register(u)?;
+        }
     }
     // Ignored bytes: patch entries past patch_count may hold anything.
     for k in usize::from(t.patch_count)..4 {

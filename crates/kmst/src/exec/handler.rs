@@ -38,6 +38,7 @@
 //! fuel gives a wrong answer, never an access outside the program.
 
 use super::bodies::Src;
+use crate::format::NO_REGISTER;
 use crate::ops::{ImmKind, Opcode};
 
 /// One pre-decoded micro-op: 16 bytes, one per slot of the program.
@@ -194,7 +195,10 @@ pub(crate) use tail_call;
 ///   body reads one register field less; true wherever the micro-op runs;
 /// - `in_place_c`: both;
 /// - `a`: a jump's `a` from the accumulator (`AND r2, r1, r10; JEQ r2, r11,
-///   zero`): a block's closing test of the value just computed.
+///   zero`): a block's closing test of the value just computed;
+/// - `group`: a SUBMIT whose template is not exclusive and takes its first
+///   core and count from registers, which the decoder wrote into its `a`
+///   and `b` (`NO_REGISTER` otherwise).
 macro_rules! for_each_fused {
     ($m:ident [$($ops:tt)*]) => {
         $m! { [$($ops)*] [
@@ -226,6 +230,7 @@ macro_rules! for_each_fused {
             JnzA = Jnz(a);
             JltA = Jlt(a);
             JeqA = Jeq(a);
+            SubmitGroup = Submit(group);
         ] }
     };
 }
@@ -314,6 +319,7 @@ macro_rules! define_op_index_all {
 fn holds<S: Src>(this: &Inst, prev: Option<&Inst>) -> bool {
     let from_acc = |r: u8| prev.is_some_and(|p| p.a == r);
     (!S::B_IS_A || this.b == this.a)
+        && (!S::GROUP || (this.a != NO_REGISTER && this.b != NO_REGISTER))
         && (!S::A || from_acc(this.a))
         && (!S::B || from_acc(this.b))
         && (!S::C || from_acc(this.c))

@@ -10,8 +10,8 @@
 //! their lengths (handler.rs "Blocks"), then fuses pairs inside blocks.
 
 use crate::check::CheckedUpload;
-use crate::format::{ARGS, MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS};
-use crate::ops::ImmKind;
+use crate::format::{ARGS, MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS, flags};
+use crate::ops::{ImmKind, Opcode};
 use crate::reference::SubmittedCommand;
 
 use super::chain::straight;
@@ -102,6 +102,22 @@ impl Program {
                 }
                 ImmKind::Value | ImmKind::None => op.imm,
             };
+            if opcode == Opcode::Submit {
+                // The group's registers for the `group` variant
+                // (handler::for_each_fused!): a template that is not
+                // exclusive and takes both group fields from registers.
+                let t = upload.template(op.imm);
+                let plain = t.command.flags & flags::EXCLUSIVE == 0
+                    && usize::from(t.first_register) < REGISTERS
+                    && usize::from(t.count_register) < REGISTERS;
+                let (a, b) = if plain {
+                    (t.first_register, t.count_register)
+                } else {
+                    (NO_REGISTER, NO_REGISTER)
+                };
+                fields[0] = a;
+                fields[1] = b;
+            }
             insts.push(Inst {
                 handler: placeholder,
                 op: OpIndex::of(opcode) as u8,
@@ -253,6 +269,10 @@ mod tests {
     }
 
     fn decode(ops: Vec<MicroOp>) -> Program {
+        decode_with(ops, vec![])
+    }
+
+    fn decode_with(ops: Vec<MicroOp>, templates: Vec<crate::format::Template>) -> Program {
         let upload = Upload {
             header: Header {
                 max_steps: 100,
@@ -261,7 +281,7 @@ mod tests {
                 seed: 1,
             },
             ops,
-            templates: vec![],
+            templates,
         };
         let data = upload.encode();
         let checked = CheckedUpload::new(&data, data.len() as u64).expect("a valid upload");
@@ -469,5 +489,58 @@ mod tests {
             .collect();
         assert_eq!(heads, vec![(0, 255), (255, 255), (510, 91), (601, 0)]);
         assert_eq!(p.insts[601].imm, 1, "End keeps its length in imm");
+    }
+
+    /// SUBMIT's `group` variant (handler::for_each_fused!): only a template
+    /// that is not exclusive and takes both its first core and its count
+    /// from registers gets it, with those registers in `a` and `b`.
+    /// Template 0: group (r3, r7), flags 0 (SubmitGroup, a = 3, b = 7).
+    /// Template 1: the same group, exclusive (plain Submit, a = b = 0xFF).
+    /// Template 2: first core fixed, count from r7 (plain Submit).
+    /// Template 3: group (r3, r7) with the result flag (SubmitGroup).
+    /// Each SUBMIT can stop the turn, so each is a head with its block's
+    /// length (1) in `c`; HALT's block is pc 4 alone, then End.
+    #[test]
+    fn a_plain_submit_of_a_register_group_reads_its_registers_from_a_and_b() {
+        use crate::format::{Command, Template};
+        let t = |flags, first_register, count_register| Template {
+            command: Command {
+                handler: 1,
+                flags,
+                first: 0,
+                count: 1,
+                args: [0; 10],
+            },
+            first_register,
+            count_register,
+            ..Template::default()
+        };
+        let p = decode_with(
+            vec![
+                op(Submit, 9, 9, 9, 0),
+                op(Submit, 9, 9, 9, 1),
+                op(Submit, 9, 9, 9, 2),
+                op(Submit, 9, 9, 9, 3),
+                op(Halt, 0, 0, 0, 0),
+            ],
+            vec![
+                t(0, 3, 7),
+                t(flags::EXCLUSIVE, 3, 7),
+                t(0, NO_REGISTER, 7),
+                t(flags::RESULT, 3, 7),
+            ],
+        );
+        let h = |i: OpIndex| i as u8 | HEAD;
+        assert_eq!(
+            fields(&p),
+            vec![
+                (h(OpIndex::SubmitGroup), 3, 7, 1, 0),
+                (h(OpIndex::Submit), 0xFF, 0xFF, 1, 1),
+                (h(OpIndex::Submit), 0xFF, 0xFF, 1, 2),
+                (h(OpIndex::SubmitGroup), 3, 7, 1, 3),
+                (h(OpIndex::Halt), 0, 0, 0, 1),
+                (h(OpIndex::End), 0, 0, 0, 1),
+            ]
+        );
     }
 }

@@ -39,20 +39,33 @@ impl OpBody for Wait {
     }
 }
 
-/// `SUBMIT imm`: submit template imm on its group.
+/// `SUBMIT imm`: submit template imm on its group. The `group` variant
+/// (`S::GROUP`) reads the group from the registers the decoder put in `a`
+/// and `b`, for a template that is not exclusive.
 pub(crate) struct Submit;
 impl OpBody for Submit {
+    run_via_acc!();
     #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+    unsafe fn run_acc<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        acc: &mut u32,
+    ) -> Flow {
+        // SUBMIT ends its block: the head after it reads the register file,
+        // so the accumulator is dropped rather than kept in a register.
+        *acc = 0;
         ctx.resync()?;
         let pc = ctx.pc(ip);
         // SAFETY: OpBody's contract; the template index is below command_count
         // (the check's reason 5, re-tested by Program::decode); `regs` points
-        // at the stream's 16 registers, disjoint from the kernel state.
+        // at the stream's 16 registers, disjoint from the kernel state; with
+        // `S::GROUP`, `a` and `b` are registers (the variant's condition).
         unsafe {
             let t = &*ctx.templates.add((*ip).imm as usize);
+            let group = S::GROUP.then(|| (get(regs, (*ip).a), get(regs, (*ip).b)));
             let regs = &*(regs as *const [u32; 16]);
-            match (*ctx.kernel).submit(&mut *ctx.stream, regs, t, pc, &mut *ctx.obs) {
+            match (*ctx.kernel).submit(&mut *ctx.stream, regs, t, group, pc, &mut *ctx.obs) {
                 Ok(()) => Ok(ip.add(1)),
                 Err(e) => Err(ctx.fail(e)),
             }

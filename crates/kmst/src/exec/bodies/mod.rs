@@ -120,7 +120,7 @@ pub(crate) trait OpBody {
         const {
             assert!(!Self::STRAIGHT, "a straight body keeps the accumulator");
             assert!(
-                !S::A && !S::B && !S::C && !S::B_IS_A,
+                !S::A && !S::B && !S::C && !S::B_IS_A && !S::GROUP,
                 "no variant of this body"
             );
         }
@@ -160,6 +160,11 @@ pub(crate) trait Src {
     /// to a micro-op whose `b` is its `a`: `ADD r4, r4, r1`), so the body
     /// reads one register field less.
     const B_IS_A: bool = false;
+    /// A SUBMIT whose template is not exclusive and takes both group
+    /// fields from registers: the decoder put those registers in `a`
+    /// (first core) and `b` (count), so the body reads them without the
+    /// template's fixed group or the exclusive waits.
+    const GROUP: bool = false;
     /// This source where no accumulator is held: the counted handlers and
     /// the heads (chain.rs), which may start a turn. In place stays in
     /// place; the accumulator becomes the register file.
@@ -205,6 +210,13 @@ pub(crate) mod src {
     impl Src for in_place {
         const B_IS_A: bool = true;
         type Held = in_place;
+    }
+
+    /// SUBMIT's group from the registers in `a` and `b`, not exclusive.
+    pub(crate) struct group;
+    impl Src for group {
+        const GROUP: bool = true;
+        type Held = group;
     }
 
     /// In place, and `c` from the accumulator.

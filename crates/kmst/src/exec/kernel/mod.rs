@@ -364,16 +364,19 @@ impl Kernel {
 
     /// SUBMIT (S18): error 11, then wait for a slot, then the exclusive waits.
     /// Inlined into the SUBMIT handler (a call cost a frame per command).
+    /// `group` is the first core and count already read from registers,
+    /// for a template that is not exclusive (SUBMIT's `group` variant).
     #[inline(always)]
     pub fn submit<O: Observer>(
         &mut self,
         s: &mut StreamMeta,
         regs: &[u32; 16],
         t: &Tmpl,
+        group: Option<(u32, u32)>,
         pc: u32,
         obs: &mut O,
     ) -> Result<(), Refusal> {
-        let exclusive = t.proto.flags & flags::EXCLUSIVE != 0;
+        let exclusive = group.is_none() && t.proto.flags & flags::EXCLUSIVE != 0;
         if exclusive && s.exclusive_mark.is_none() {
             // The first try: jobs queued from now on are not waited for.
             s.exclusive_mark = Some(self.job_ids);
@@ -385,8 +388,12 @@ impl Kernel {
                 regs[usize::from(r & 15)]
             }
         };
-        let first = reg(t.first_register, t.proto.first);
-        let count = reg(t.count_register, t.proto.count);
+        let (first, count) = group.unwrap_or_else(|| {
+            (
+                reg(t.first_register, t.proto.first),
+                reg(t.count_register, t.proto.count),
+            )
+        });
         let core_count = self.core_count;
         if count == 0 || first > core_count || count > core_count - first {
             s.exclusive_mark = None;
