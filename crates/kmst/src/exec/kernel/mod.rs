@@ -67,8 +67,11 @@ pub(crate) struct Slot {
 /// modulo 1, and never a fixed delay of `u64::MAX` (its ack saturates to
 /// never), so the common models take one path without a jump table; a
 /// table or a closure goes through [`Params::delay_of`] on the record.
+/// What it gives is the delay plus one, the passes from submit to ack
+/// (S12), so that the ack is one saturating add.
 #[derive(Clone, Copy, Debug)]
 struct Delays {
+    /// The base delay plus one (`u64::MAX`: never).
     base: u64,
     modulo: u64,
     /// The next command's `sequence % modulo`.
@@ -87,10 +90,10 @@ impl Delays {
             general: false,
         };
         match *delay {
-            Delay::Fixed(d) => cycle(u64::from(d), 1),
+            Delay::Fixed(d) => cycle(u64::from(d) + 1, 1),
             // A cycle of modulo 0 is out of range (S25); the model says never.
             Delay::Never | Delay::Cycle { modulo: 0, .. } => cycle(u64::MAX, 1),
-            Delay::Cycle { base, modulo } => cycle(u64::from(base), u64::from(modulo)),
+            Delay::Cycle { base, modulo } => cycle(u64::from(base) + 1, u64::from(modulo)),
             Delay::Table(_) | Delay::Custom(_) => Delays {
                 general: true,
                 ..cycle(0, 1)
@@ -98,14 +101,18 @@ impl Delays {
         }
     }
 
-    /// The delay of the next command in sequence order: `u64::MAX` for
-    /// never. `record` is that command's, for a table or a closure.
+    /// The delay of the next command in sequence order plus one:
+    /// `u64::MAX` for never. `record` is that command's, for a table or a
+    /// closure.
     #[inline(always)]
     fn next(&mut self, params: &Params, record: Option<&SubmittedCommand>) -> u64 {
         if self.general {
-            return record.and_then(|r| params.delay_of(r)).unwrap_or(u64::MAX);
+            return record
+                .and_then(|r| params.delay_of(r))
+                .map_or(u64::MAX, |d| d.saturating_add(1));
         }
-        // `base` is u64::MAX only with modulo 1, where `at` stays 0.
+        // `base` is u64::MAX only with modulo 1, where `at` stays 0; else
+        // at most 2^32 + 2^32.
         let d = self.base + self.at;
         let next = self.at + 1;
         self.at = if next == self.modulo { 0 } else { next };
@@ -154,6 +161,28 @@ fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
         ResultModel::Arg(k) => record.args.get(usize::from(k)).copied().unwrap_or(0),
         _ => params.result_of(record),
     }
+}
+
+/// The command [`Kernel::take_slot`] takes a slot for: what its record
+/// says, and what the slot needs beyond it.
+#[derive(Clone, Copy, Debug)]
+struct Taking {
+    slot: u8,
+    sequence: u64,
+    /// The pass of submit, read by the caller before it wrote the record
+    /// (read after, it was loaded again: the record's stores may alias).
+    pass: u64,
+    /// The stream that made it, or [`HOST`].
+    owner: u16,
+    /// Its deadline in passes when fixed (S13, S31): the host's
+    /// `deadline_passes`, else the stream header's.
+    fixed_deadline: Option<u64>,
+    first: u32,
+    count: u32,
+    pc: u32,
+    /// The template's flag byte.
+    flags: u8,
+    queued: bool,
 }
 
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
@@ -291,35 +320,33 @@ impl Kernel {
         (slot, sequence)
     }
 
-    /// Takes `slot` for the command just recorded, the last of `commands`
-    /// (S19): its models, ack, deadline and place in the sweep.
+    /// Takes the slot of `c`, the command just recorded, the last of
+    /// `commands` (S19): its models, ack, deadline and place in the sweep.
     ///
     /// The caller has pushed the record into the answer: a placed job's as
     /// a copy of the job's (which is kept as its record) with the fields
     /// known only now filled in; SUBMIT's and the host's field by field (a
     /// copy of the template's prototype patched in place cost SUBMIT's
     /// handler 17 instructions of registers). The models read it there.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn take_slot<O: Observer>(
-        &mut self,
-        slot: u8,
-        sequence: u64,
-        owner: u16,
-        fixed_deadline: Option<u64>,
-        first: u32,
-        count: u32,
-        pc: u32,
-        t_flags: u8,
-        queued: bool,
-        obs: &mut O,
-    ) {
-        let pass = self.pass;
+    fn take_slot<O: Observer>(&mut self, c: Taking, obs: &mut O) {
+        let Taking {
+            slot,
+            sequence,
+            pass,
+            owner,
+            fixed_deadline,
+            first,
+            count,
+            pc,
+            flags: t_flags,
+            queued,
+        } = c;
         // S23: both models are evaluated on the record at submit.
-        let delay = self.delays.next(&self.params, self.commands.last());
+        let delay_1 = self.delays.next(&self.params, self.commands.last());
         // S12, P2: acknowledged in the sweep of pass p + 1 + d, exactly
         // (never past u64: a never or an overflow saturates to u64::MAX).
-        let ack = pass.saturating_add(1).saturating_add(delay);
+        let ack = pass.saturating_add(delay_1);
         let has_result = t_flags & flags::RESULT != 0;
         let result = if !has_result {
             0
@@ -411,6 +438,7 @@ impl Kernel {
         }
         let args = patched(t, regs);
         let (slot, sequence) = self.next_command();
+        let pass = self.pass;
         // Field by field here: a copy of the template's prototype patched
         // in place cost the handler 17 instructions more (registers).
         self.commands.push(SubmittedCommand {
@@ -421,20 +449,23 @@ impl Kernel {
             count,
             flags: t.proto.flags,
             args,
-            pass_index: self.pass,
+            pass_index: pass,
             pc,
             queued: false,
         });
         self.take_slot(
-            slot,
-            sequence,
-            s.index,
-            s.deadline,
-            first,
-            count,
-            pc,
-            t.proto.flags,
-            false,
+            Taking {
+                slot,
+                sequence,
+                pass,
+                owner: s.index,
+                fixed_deadline: s.deadline,
+                first,
+                count,
+                pc,
+                flags: t.proto.flags,
+                queued: false,
+            },
             obs,
         );
         s.pending += 1;
@@ -521,15 +552,18 @@ impl Kernel {
             queued: false,
         });
         self.take_slot(
-            slot,
-            sequence,
-            HOST,
-            self.params.deadline_passes,
-            first,
-            count,
-            0,
-            flag_byte,
-            false,
+            Taking {
+                slot,
+                sequence,
+                pass: self.pass,
+                owner: HOST,
+                fixed_deadline: self.params.deadline_passes,
+                first,
+                count,
+                pc: 0,
+                flags: flag_byte,
+                queued: false,
+            },
             obs,
         );
         Ok(())
@@ -679,20 +713,33 @@ impl Kernel {
         // cost about 1,000 instructions a run of jobs_1000.
         let slot = (!self.busy).trailing_zeros() as u8;
         let sequence = self.seq;
+        let pass = self.pass;
         // The job's record (S19): its prototype, copied once from the slab
         // into the answer, with the fields known only now.
         let record = push_record(&mut self.commands, &job.cmd);
         record.sequence = sequence;
         record.slot = slot;
         record.first = first;
-        record.pass_index = self.pass;
+        record.pass_index = pass;
         self.seq = sequence + 1;
         if owner == HOST {
             // The lowest free slot, the one taken here.
             self.host_slots |= 1 << slot;
         }
         self.take_slot(
-            slot, sequence, owner, fixed, first, count, pc, t_flags, true, obs,
+            Taking {
+                slot,
+                sequence,
+                pass,
+                owner,
+                fixed_deadline: fixed,
+                first,
+                count,
+                pc,
+                flags: t_flags,
+                queued: true,
+            },
+            obs,
         );
         self.free.take(at, count);
         self.queue.placed(entry);
