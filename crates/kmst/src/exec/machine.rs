@@ -330,15 +330,22 @@ impl Machine {
     /// no slot can be acknowledged or late, no host command is due, the
     /// queue is empty (so its turn does nothing) and the stream has a whole
     /// budget of steps left (module doc).
-    fn next_pass_is_quick(&self, i: usize) -> bool {
-        let next = self.kernel.pass + 1;
-        let s = &self.streams[i].meta;
-        self.kernel.queue.len() == 0
-            && next < self.kernel.next_change
-            && next < self.params.max_passes
-            && self.cancel_pass != Some(next)
-            && self.host.next_due() > next
-            && u64::from(s.max_steps - s.steps) >= 2 * u64::from(self.params.turn_budget)
+    /// Takes the machine's parts one by one, so that the turn can hold its
+    /// stream across the call.
+    fn next_pass_is_quick(
+        kernel: &Kernel,
+        params: &Params,
+        cancel_pass: Option<u64>,
+        host: &Host,
+        s: &StreamMeta,
+    ) -> bool {
+        let next = kernel.pass + 1;
+        kernel.queue.len() == 0
+            && next < kernel.next_change
+            && next < params.max_passes
+            && cancel_pass != Some(next)
+            && host.next_due() > next
+            && u64::from(s.max_steps - s.steps) >= 2 * u64::from(params.turn_budget)
     }
 
     /// How many passes after the current one are quick passes for stream
@@ -346,20 +353,25 @@ impl Machine {
     /// in them change nothing the kernel reads: the turns a chain may run
     /// after this one without returning (module doc, "Spans of quick
     /// passes"). Bounded so that the chain's fuel fits in a `u32`.
-    fn quick_span(&self, i: usize) -> u32 {
-        let p = self.kernel.pass;
-        let s = &self.streams[i].meta;
-        let budget = self.params.turn_budget;
-        if self.kernel.queue.len() != 0 || budget == 0 {
+    /// The parts as for [`Machine::next_pass_is_quick`].
+    fn quick_span(
+        kernel: &Kernel,
+        params: &Params,
+        cancel_pass: Option<u64>,
+        host: &Host,
+        s: &StreamMeta,
+    ) -> u32 {
+        let p = kernel.pass;
+        let budget = params.turn_budget;
+        if kernel.queue.len() != 0 || budget == 0 {
             return 0;
         }
         // Pass p + k is quick while p + k is below each of these.
-        let mut end = self
-            .kernel
+        let mut end = kernel
             .next_change
-            .min(self.params.max_passes)
-            .min(self.host.next_due());
-        if let Some(c) = self.cancel_pass
+            .min(params.max_passes)
+            .min(host.next_due());
+        if let Some(c) = cancel_pass
             && c > p
         {
             end = end.min(c);
@@ -388,22 +400,25 @@ impl Machine {
         obs: &mut O,
     ) -> (u32, TurnEnd, u32) {
         let budget = self.params.turn_budget;
-        let s = &self.streams[i].meta;
+        // The stream's one borrow for the whole turn, beside the kernel's:
+        // indexing `streams` again after the dispatch cost a reload and a
+        // bounds check a turn.
+        let stream = &mut self.streams[i];
         debug_assert!(
-            !s.waiting.holds(&self.kernel, s),
+            !stream.meta.waiting.holds(&self.kernel, &stream.meta),
             "the caller tests the wait"
         );
         // The one counter of the hot path: the budget and the steps left.
-        let fuel = budget.min(s.max_steps - s.steps);
+        let fuel = budget.min(stream.meta.max_steps - stream.meta.steps);
         if fuel == 0 {
-            let pc = s.pc;
+            let pc = stream.meta.pc;
             if budget == 0 {
                 // Out of range (S25); like the reference model, a turn that runs nothing.
                 return (0, TurnEnd::Budget, pc);
             }
             return (0, self.step_limit(i), pc);
         }
-        let program = &self.programs[usize::from(s.program)];
+        let program = &self.programs[usize::from(stream.meta.program)];
         let base = program.insts.as_ptr();
         let obs_ptr: *mut O = obs;
         // `fuel` is what this turn started with; `chain` what the next entry
@@ -414,15 +429,19 @@ impl Machine {
         let mut chain = fuel;
         let mut span = 0;
         if QUICK && !O::ENABLED && !O::EVERY_PASS {
-            span = self.quick_span(i);
+            span = Self::quick_span(
+                &self.kernel,
+                &self.params,
+                self.cancel_pass,
+                &self.host,
+                &stream.meta,
+            );
             chain += span * budget;
         }
         let (exit, pc, left, reason, halt) = loop {
             // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
             // handlers move it, always inside the program, End at op_count).
-            let ip = unsafe { base.add(self.streams[i].meta.pc as usize) };
-            // One borrow of the stream for both of its parts the handlers use.
-            let stream = &mut self.streams[i];
+            let ip = unsafe { base.add(stream.meta.pc as usize) };
             let regs = stream.regs.as_mut_ptr();
             let mut ctx = Ctx::<O> {
                 kernel: &mut self.kernel,
@@ -460,24 +479,34 @@ impl Machine {
                 let used = chain - left;
                 let k = (used / budget).min(span);
                 self.kernel.pass += u64::from(k);
-                self.streams[i].meta.steps += k * budget;
+                stream.meta.steps += k * budget;
                 left = fuel - (used - k * budget);
                 span = 0;
                 if exit == Exit::Resync {
                     // Run that micro-op, and the rest of the turn, knowing the pass.
-                    self.streams[i].meta.pc = pc;
+                    stream.meta.pc = pc;
                     chain = left;
                     continue;
                 }
             }
-            if !(QUICK && exit == Exit::Fuel && fuel == budget && self.next_pass_is_quick(i)) {
+            if !(QUICK
+                && exit == Exit::Fuel
+                && fuel == budget
+                && Self::next_pass_is_quick(
+                    &self.kernel,
+                    &self.params,
+                    self.cancel_pass,
+                    &self.host,
+                    &stream.meta,
+                ))
+            {
                 break (exit, pc, left, reason, halt);
             }
             // The turn used its budget and nothing else can happen before
             // the stream's next turn (module doc): end this pass here, with
             // the same hooks as the pass loop, and run the next turn at once.
             let p = self.kernel.pass;
-            let s = &mut self.streams[i].meta;
+            let s = &mut stream.meta;
             s.pc = pc;
             s.steps += budget;
             s.waiting = Waiting::No;
@@ -487,12 +516,18 @@ impl Machine {
             fuel = budget;
             chain = budget;
             if !O::ENABLED && !O::EVERY_PASS {
-                span = self.quick_span(i);
+                span = Self::quick_span(
+                    &self.kernel,
+                    &self.params,
+                    self.cancel_pass,
+                    &self.host,
+                    &stream.meta,
+                );
                 chain += span * budget;
             }
         };
         let mut ran = fuel - left;
-        let s = &mut self.streams[i].meta;
+        let s = &mut stream.meta;
         s.pc = pc;
         // Every exit counts the micro-ops that completed (S17); one match
         // sets both what the stream waits for and why the turn ended.
@@ -542,8 +577,8 @@ impl Machine {
                 s.waiting = Waiting::No;
                 s.life = Life::Ended;
                 let req = s.req;
+                stream.end.halt = Some(halt);
                 self.kernel.post(kind::STREAM_END, req, halt);
-                self.streams[i].end.halt = Some(halt);
                 self.deactivate(i);
                 TurnEnd::Halt(halt)
             }
