@@ -438,7 +438,7 @@ impl Machine {
             );
             chain += span * budget;
         }
-        let (exit, pc, left, reason, halt) = loop {
+        let (exit, pc, exit_ip, left, reason, halt) = loop {
             // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
             // handlers move it, always inside the program, End at op_count).
             let ip = unsafe { base.add(stream.meta.pc as usize) };
@@ -500,7 +500,7 @@ impl Machine {
                     &stream.meta,
                 ))
             {
-                break (exit, pc, left, reason, halt);
+                break (exit, pc, ctx.exit_ip, left, reason, halt);
             }
             // The turn used its budget and nothing else can happen before
             // the stream's next turn (module doc): end this pass here, with
@@ -554,7 +554,9 @@ impl Machine {
                 TurnEnd::WaitExclusive
             }
             Exit::WaitPending => {
-                s.waiting = Waiting::Pending(program.insts[pc as usize].imm);
+                // SAFETY: `exit_ip` is the waiting WAIT, in the program (the
+                // handler contract); read in place, without a bounds check.
+                s.waiting = Waiting::Pending(unsafe { (*exit_ip).imm });
                 TurnEnd::Wait
             }
             Exit::HaltPending => {
