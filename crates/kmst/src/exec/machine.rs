@@ -438,23 +438,30 @@ impl Machine {
             );
             chain += span * budget;
         }
-        let (exit, pc, exit_ip, left, reason, halt) = loop {
+        // The turn's context, its pointers to the kernel and the stream
+        // taken again before each entry (the loop changes both in between);
+        // the reason and the halt register are read only by the exits that
+        // set them.
+        let mut ctx = Ctx::<O> {
+            kernel: std::ptr::null_mut(),
+            stream: std::ptr::null_mut(),
+            obs: obs_ptr,
+            base,
+            templates: program.templates.as_ptr(),
+            exit_ip: base,
+            exit_fuel: 0,
+            reason: Reason::BadJump,
+            halt: 0,
+            spanning: false,
+        };
+        let (exit, pc, exit_ip, left) = loop {
             // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
             // handlers move it, always inside the program, End at op_count).
             let ip = unsafe { base.add(stream.meta.pc as usize) };
             let regs = stream.regs.as_mut_ptr();
-            let mut ctx = Ctx::<O> {
-                kernel: &mut self.kernel,
-                stream: &mut stream.meta,
-                obs: obs_ptr,
-                base,
-                templates: program.templates.as_ptr(),
-                exit_ip: base,
-                exit_fuel: 0,
-                reason: Reason::BadJump,
-                halt: 0,
-                spanning: span != 0,
-            };
+            ctx.kernel = &mut self.kernel;
+            ctx.stream = &mut stream.meta;
+            ctx.spanning = span != 0;
             let erased = &mut ctx as *mut Ctx<O> as *mut ();
             // SAFETY: the handler contract (handler.rs): `ip` in the decoded
             // program, `regs` the stream's 16 registers, `erased` the live
@@ -470,7 +477,7 @@ impl Machine {
                 }
             };
             let pc = ctx.pc(ctx.exit_ip);
-            let (mut left, reason, halt) = (ctx.exit_fuel, ctx.reason, ctx.halt);
+            let mut left = ctx.exit_fuel;
             if span != 0 {
                 // The chain ran whole turns of `budget` micro-ops, one per
                 // quick pass, then stopped in the turn of pass `pass + k`
@@ -500,7 +507,7 @@ impl Machine {
                     &stream.meta,
                 ))
             {
-                break (exit, pc, ctx.exit_ip, left, reason, halt);
+                break (exit, pc, ctx.exit_ip, left);
             }
             // The turn used its budget and nothing else can happen before
             // the stream's next turn (module doc): end this pass here, with
@@ -565,7 +572,7 @@ impl Machine {
             }
             Exit::Error => {
                 s.waiting = Waiting::No;
-                TurnEnd::Error(self.fail(i, reason, pc))
+                TurnEnd::Error(self.fail(i, ctx.reason, pc))
             }
             Exit::Halt => {
                 // S17: a HALT that ends the stream counts one step.
@@ -574,6 +581,7 @@ impl Machine {
                     // the dispatch loop has returned, so nothing else uses it.
                     unsafe { (*obs_ptr).on_op(pc) };
                 }
+                let halt = ctx.halt;
                 ran += 1;
                 s.steps += 1;
                 s.waiting = Waiting::No;
