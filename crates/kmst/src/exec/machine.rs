@@ -632,13 +632,12 @@ impl Machine {
     /// then the queue, the first being submitter `p % (n + 1)`. True when
     /// anything changed.
     fn turns<O: Observer>(&mut self, p: u64, dispatch: Dispatch, obs: &mut O) -> (bool, bool) {
-        let submitters = self.active;
         let n = self.n_active;
         self.kernel.queue_moved = false;
         if n == 1 {
             // One stream (S29): it goes first in even passes, the queue in
             // odd ones; written out, without the rotation's loop.
-            let i = usize::from(submitters[0]);
+            let i = usize::from(self.active[0]);
             if p & 1 != 0 {
                 self.kernel.queue_turn(obs);
             }
@@ -648,6 +647,7 @@ impl Machine {
             }
             return (moved | self.kernel.queue_moved, budget_ended);
         }
+        let submitters = self.active;
         let mut moved = false;
         let mut budget_ended = false;
         let mut who = (p % (n as u64 + 1)) as usize;
