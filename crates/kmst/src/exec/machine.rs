@@ -398,6 +398,7 @@ impl Machine {
         i: usize,
         dispatch: Dispatch,
         obs: &mut O,
+        turns: &mut Turns<O>,
     ) -> (u32, TurnEnd, u32) {
         let budget = self.params.turn_budget;
         // The stream's one borrow for the whole turn, beside the kernel's:
@@ -418,9 +419,18 @@ impl Machine {
             }
             return (0, self.step_limit(i), pc);
         }
-        let program = &self.programs[usize::from(stream.meta.program)];
-        let base = program.insts.as_ptr();
+        // The program's pointers, set again only when another stream than
+        // the last one takes its turn (`Turns`).
+        if turns.stream != i {
+            let program = &self.programs[usize::from(stream.meta.program)];
+            turns.ctx.base = program.insts.as_ptr();
+            turns.ctx.templates = program.templates.as_ptr();
+            turns.stream = i;
+        }
+        let ctx = &mut turns.ctx;
+        let base = ctx.base;
         let obs_ptr: *mut O = obs;
+        ctx.obs = obs_ptr;
         // `fuel` is what this turn started with; `chain` what the next entry
         // into the handlers gets: the rest of this turn, plus `span` whole
         // budgets when the turns of the next `span` quick passes run in the
@@ -438,22 +448,6 @@ impl Machine {
             );
             chain += span * budget;
         }
-        // The turn's context, its pointers to the kernel and the stream
-        // taken again before each entry (the loop changes both in between);
-        // the reason and the halt register are read only by the exits that
-        // set them.
-        let mut ctx = Ctx::<O> {
-            kernel: std::ptr::null_mut(),
-            stream: std::ptr::null_mut(),
-            obs: obs_ptr,
-            base,
-            templates: program.templates.as_ptr(),
-            exit_ip: base,
-            exit_fuel: 0,
-            reason: Reason::BadJump,
-            halt: 0,
-            spanning: false,
-        };
         let (exit, pc, exit_ip, left) = loop {
             // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
             // handlers move it, always inside the program, End at op_count).
@@ -462,10 +456,11 @@ impl Machine {
             ctx.kernel = &mut self.kernel;
             ctx.stream = &mut stream.meta;
             ctx.spanning = span != 0;
-            let erased = &mut ctx as *mut Ctx<O> as *mut ();
+            let erased = ctx as *mut Ctx<O> as *mut ();
             // SAFETY: the handler contract (handler.rs): `ip` in the decoded
             // program, `regs` the stream's 16 registers, `erased` the live
-            // `Ctx<O>` above whose pointers are disjoint, `chain >= 1`; a threaded
+            // `Ctx<O>` above whose pointers are disjoint (the program's
+            // still those of stream `i`'s), `chain >= 1`; a threaded
             // program had its handlers set for `O` by `run`.
             let exit = unsafe {
                 match dispatch {
@@ -606,8 +601,9 @@ impl Machine {
         i: usize,
         dispatch: Dispatch,
         obs: &mut O,
+        turns: &mut Turns<O>,
     ) -> (u32, TurnEnd, u32) {
-        self.turn::<O, QUICK>(i, dispatch, obs)
+        self.turn::<O, QUICK>(i, dispatch, obs, turns)
     }
 
     /// True when the run is over (S16, S35): the grid stopped, or no stream
@@ -631,7 +627,13 @@ impl Machine {
     /// The turns of pass `p` (S29): the streams active now, in start order,
     /// then the queue, the first being submitter `p % (n + 1)`. True when
     /// anything changed.
-    fn turns<O: Observer>(&mut self, p: u64, dispatch: Dispatch, obs: &mut O) -> (bool, bool) {
+    fn turns<O: Observer>(
+        &mut self,
+        p: u64,
+        dispatch: Dispatch,
+        obs: &mut O,
+        turns: &mut Turns<O>,
+    ) -> (bool, bool) {
         let n = self.n_active;
         self.kernel.queue_moved = false;
         if n == 1 {
@@ -641,7 +643,7 @@ impl Machine {
             if p & 1 != 0 {
                 self.kernel.queue_turn(obs);
             }
-            let (moved, budget_ended) = self.stream_turn::<O, true>(i, p, dispatch, obs);
+            let (moved, budget_ended) = self.stream_turn::<O, true>(i, p, dispatch, obs, turns);
             if p & 1 == 0 {
                 self.kernel.queue_turn(obs);
             }
@@ -654,7 +656,7 @@ impl Machine {
         for _ in 0..=n {
             if who < n {
                 let i = usize::from(submitters[who]);
-                let (m, b) = self.stream_turn::<O, false>(i, p, dispatch, obs);
+                let (m, b) = self.stream_turn::<O, false>(i, p, dispatch, obs, turns);
                 moved |= m;
                 budget_ended = b;
             } else {
@@ -679,6 +681,7 @@ impl Machine {
         p: u64,
         dispatch: Dispatch,
         obs: &mut O,
+        turns: &mut Turns<O>,
     ) -> (bool, bool) {
         let s = &self.streams[i].meta;
         debug_assert!(s.life == Life::Active, "an ended stream in the active list");
@@ -690,9 +693,9 @@ impl Machine {
         let (ran, why, pc) = if s.waiting.holds(&self.kernel, s) {
             (0, wait_end(s.waiting), s.pc)
         } else if INLINE {
-            self.turn::<O, false>(i, dispatch, obs)
+            self.turn::<O, false>(i, dispatch, obs, turns)
         } else {
-            self.turn_call::<O, false>(i, dispatch, obs)
+            self.turn_call::<O, false>(i, dispatch, obs, turns)
         };
         obs.on_turn_end(p, i, ran, why, pc);
         (ran != 0 || !why.is_wait(), why == TurnEnd::Budget)
@@ -706,6 +709,7 @@ impl Machine {
         // next host command due, or the cancel pass (`u64::MAX`: none).
         // Only the host phase changes it, so it is found again only there.
         let mut host_at = self.host.next_due().min(cancel.unwrap_or(u64::MAX));
+        let mut turns = Turns::<O>::new();
         let mut p = 0u64;
         // The last turn of the (one) active stream ended by its budget.
         let mut budget_ended = false;
@@ -725,7 +729,7 @@ impl Machine {
                 // turn, then the queue if it comes second (even passes).
                 self.kernel.queue_moved = false;
                 let i = usize::from(self.active[0]);
-                let (ran, why, pc) = self.turn_call::<O, true>(i, dispatch, obs);
+                let (ran, why, pc) = self.turn_call::<O, true>(i, dispatch, obs, &mut turns);
                 p = self.kernel.pass;
                 budget_ended = why == TurnEnd::Budget;
                 obs.on_turn_end(p, i, ran, why, pc);
@@ -778,7 +782,7 @@ impl Machine {
                 }
             }
             // 4: the turns (S29).
-            let (turned, ended_by_budget) = self.turns(p, dispatch, obs);
+            let (turned, ended_by_budget) = self.turns(p, dispatch, obs, &mut turns);
             budget_ended = ended_by_budget && self.n_active == 1;
             moved |= turned;
             obs.on_pass_end(
@@ -838,6 +842,40 @@ impl Machine {
             let i = usize::from(self.active[0]);
             let pc = self.streams[i].meta.pc;
             self.fail(i, Reason::Deadline, pc);
+        }
+    }
+}
+
+/// The turns' context, kept from one turn to the next by the pass loop: a
+/// turn sets again only what can have changed since the last one (the
+/// pointers to the kernel, the stream and the observer, which the pass loop
+/// uses in between, and whether it spans), and the program's pointers only
+/// when another stream takes it. The exit point, the reason and the halt
+/// register are written by the exits that report them. Made afresh each
+/// turn, the context cost submit_heavy's turns about 12 instructions each.
+struct Turns<O: Observer> {
+    ctx: Ctx<O>,
+    /// The stream whose program `ctx` points into (`usize::MAX`: none yet).
+    stream: usize,
+}
+
+impl<O: Observer> Turns<O> {
+    fn new() -> Turns<O> {
+        let null = std::ptr::null();
+        Turns {
+            ctx: Ctx {
+                kernel: std::ptr::null_mut(),
+                stream: std::ptr::null_mut(),
+                obs: std::ptr::null_mut(),
+                base: null,
+                templates: std::ptr::null(),
+                exit_ip: null,
+                exit_fuel: 0,
+                reason: Reason::BadJump,
+                halt: 0,
+                spanning: false,
+            },
+            stream: usize::MAX,
         }
     }
 }
