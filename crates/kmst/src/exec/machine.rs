@@ -430,7 +430,12 @@ impl Machine {
         let ctx = &mut turns.ctx;
         let base = ctx.base;
         let obs_ptr: *mut O = obs;
-        ctx.obs = obs_ptr;
+        // An observer of no size (`NoObserver`) is reached through the
+        // well-aligned pointer `Turns::new` set; any other's pointer is taken
+        // again, as the pass loop uses the observer between the turns.
+        if size_of::<O>() != 0 {
+            ctx.obs = obs_ptr;
+        }
         // `fuel` is what this turn started with; `chain` what the next entry
         // into the handlers gets: the rest of this turn, plus `span` whole
         // budgets when the turns of the next `span` quick passes run in the
@@ -866,7 +871,8 @@ impl<O: Observer> Turns<O> {
             ctx: Ctx {
                 kernel: std::ptr::null_mut(),
                 stream: std::ptr::null_mut(),
-                obs: std::ptr::null_mut(),
+                // Valid for an observer of no size (`Machine::turn`).
+                obs: std::ptr::NonNull::dangling().as_ptr(),
                 base: null,
                 templates: std::ptr::null(),
                 exit_ip: null,
