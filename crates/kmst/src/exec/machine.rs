@@ -630,8 +630,10 @@ impl Machine {
     }
 
     /// The turns of pass `p` (S29): the streams active now, in start order,
-    /// then the queue, the first being submitter `p % (n + 1)`. True when
-    /// anything changed.
+    /// then the queue, the first being submitter `p % (n + 1)`: whether
+    /// anything changed, and whether one stream is active and its turn
+    /// ended by its budget (with one stream, a turn that ends by its budget
+    /// leaves it active: the test is only the rotation's).
     fn turns<O: Observer>(
         &mut self,
         p: u64,
@@ -669,7 +671,10 @@ impl Machine {
             }
             who = if who == n { 0 } else { who + 1 };
         }
-        (moved | self.kernel.queue_moved, budget_ended)
+        (
+            moved | self.kernel.queue_moved,
+            budget_ended && self.n_active == 1,
+        )
     }
 
     /// The turn of stream `i` in pass `p`: whether it changed anything, and
@@ -787,8 +792,8 @@ impl Machine {
                 }
             }
             // 4: the turns (S29).
-            let (turned, ended_by_budget) = self.turns(p, dispatch, obs, &mut turns);
-            budget_ended = ended_by_budget && self.n_active == 1;
+            let turned;
+            (turned, budget_ended) = self.turns(p, dispatch, obs, &mut turns);
             moved |= turned;
             obs.on_pass_end(
                 p,
