@@ -330,15 +330,22 @@ impl Machine {
     /// no slot can be acknowledged or late, no host command is due, the
     /// queue is empty (so its turn does nothing) and the stream has a whole
     /// budget of steps left (module doc).
-    fn next_pass_is_quick(&self, i: usize) -> bool {
-        let next = self.kernel.pass + 1;
-        let s = &self.streams[i].meta;
-        self.kernel.queue.len() == 0
-            && next < self.kernel.next_change
-            && next < self.params.max_passes
-            && self.cancel_pass != Some(next)
-            && self.host.next_due() > next
-            && u64::from(s.max_steps - s.steps) >= 2 * u64::from(self.params.turn_budget)
+    /// Takes the machine's parts one by one, so that the turn can hold its
+    /// stream across the call.
+    fn next_pass_is_quick(
+        kernel: &Kernel,
+        params: &Params,
+        cancel_pass: Option<u64>,
+        host: &Host,
+        s: &StreamMeta,
+    ) -> bool {
+        let next = kernel.pass + 1;
+        kernel.queue.len() == 0
+            && next < kernel.next_change
+            && next < params.max_passes
+            && cancel_pass != Some(next)
+            && host.next_due() > next
+            && u64::from(s.max_steps - s.steps) >= 2 * u64::from(params.turn_budget)
     }
 
     /// How many passes after the current one are quick passes for stream
@@ -346,20 +353,25 @@ impl Machine {
     /// in them change nothing the kernel reads: the turns a chain may run
     /// after this one without returning (module doc, "Spans of quick
     /// passes"). Bounded so that the chain's fuel fits in a `u32`.
-    fn quick_span(&self, i: usize) -> u32 {
-        let p = self.kernel.pass;
-        let s = &self.streams[i].meta;
-        let budget = self.params.turn_budget;
-        if self.kernel.queue.len() != 0 || budget == 0 {
+    /// The parts as for [`Machine::next_pass_is_quick`].
+    fn quick_span(
+        kernel: &Kernel,
+        params: &Params,
+        cancel_pass: Option<u64>,
+        host: &Host,
+        s: &StreamMeta,
+    ) -> u32 {
+        let p = kernel.pass;
+        let budget = params.turn_budget;
+        if kernel.queue.len() != 0 || budget == 0 {
             return 0;
         }
         // Pass p + k is quick while p + k is below each of these.
-        let mut end = self
-            .kernel
+        let mut end = kernel
             .next_change
-            .min(self.params.max_passes)
-            .min(self.host.next_due());
-        if let Some(c) = self.cancel_pass
+            .min(params.max_passes)
+            .min(host.next_due());
+        if let Some(c) = cancel_pass
             && c > p
         {
             end = end.min(c);
@@ -386,26 +398,44 @@ impl Machine {
         i: usize,
         dispatch: Dispatch,
         obs: &mut O,
+        turns: &mut Turns<O>,
     ) -> (u32, TurnEnd, u32) {
         let budget = self.params.turn_budget;
-        let s = &self.streams[i].meta;
+        // The stream's one borrow for the whole turn, beside the kernel's:
+        // indexing `streams` again after the dispatch cost a reload and a
+        // bounds check a turn.
+        let stream = &mut self.streams[i];
         debug_assert!(
-            !s.waiting.holds(&self.kernel, s),
+            !stream.meta.waiting.holds(&self.kernel, &stream.meta),
             "the caller tests the wait"
         );
         // The one counter of the hot path: the budget and the steps left.
-        let fuel = budget.min(s.max_steps - s.steps);
+        let fuel = budget.min(stream.meta.max_steps - stream.meta.steps);
         if fuel == 0 {
-            let pc = s.pc;
+            let pc = stream.meta.pc;
             if budget == 0 {
                 // Out of range (S25); like the reference model, a turn that runs nothing.
                 return (0, TurnEnd::Budget, pc);
             }
             return (0, self.step_limit(i), pc);
         }
-        let program = &self.programs[usize::from(s.program)];
-        let base = program.insts.as_ptr();
+        // The program's pointers, set again only when another stream than
+        // the last one takes its turn (`Turns`).
+        if turns.stream != i {
+            let program = &self.programs[usize::from(stream.meta.program)];
+            turns.ctx.base = program.insts.as_ptr();
+            turns.ctx.templates = program.templates.as_ptr();
+            turns.stream = i;
+        }
+        let ctx = &mut turns.ctx;
+        let base = ctx.base;
         let obs_ptr: *mut O = obs;
+        // An observer of no size (`NoObserver`) is reached through the
+        // well-aligned pointer `Turns::new` set; any other's pointer is taken
+        // again, as the pass loop uses the observer between the turns.
+        if size_of::<O>() != 0 {
+            ctx.obs = obs_ptr;
+        }
         // `fuel` is what this turn started with; `chain` what the next entry
         // into the handlers gets: the rest of this turn, plus `span` whole
         // budgets when the turns of the next `span` quick passes run in the
@@ -414,32 +444,28 @@ impl Machine {
         let mut chain = fuel;
         let mut span = 0;
         if QUICK && !O::ENABLED && !O::EVERY_PASS {
-            span = self.quick_span(i);
+            span = Self::quick_span(
+                &self.kernel,
+                &self.params,
+                self.cancel_pass,
+                &self.host,
+                &stream.meta,
+            );
             chain += span * budget;
         }
-        let (exit, pc, left, reason, halt) = loop {
+        let (exit, pc, exit_ip, left) = loop {
             // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
             // handlers move it, always inside the program, End at op_count).
-            let ip = unsafe { base.add(self.streams[i].meta.pc as usize) };
-            // One borrow of the stream for both of its parts the handlers use.
-            let stream = &mut self.streams[i];
+            let ip = unsafe { base.add(stream.meta.pc as usize) };
             let regs = stream.regs.as_mut_ptr();
-            let mut ctx = Ctx::<O> {
-                kernel: &mut self.kernel,
-                stream: &mut stream.meta,
-                obs: obs_ptr,
-                base,
-                templates: program.templates.as_ptr(),
-                exit_ip: base,
-                exit_fuel: 0,
-                reason: Reason::BadJump,
-                halt: 0,
-                spanning: span != 0,
-            };
-            let erased = &mut ctx as *mut Ctx<O> as *mut ();
+            ctx.kernel = &mut self.kernel;
+            ctx.stream = &mut stream.meta;
+            ctx.spanning = span != 0;
+            let erased = ctx as *mut Ctx<O> as *mut ();
             // SAFETY: the handler contract (handler.rs): `ip` in the decoded
             // program, `regs` the stream's 16 registers, `erased` the live
-            // `Ctx<O>` above whose pointers are disjoint, `chain >= 1`; a threaded
+            // `Ctx<O>` above whose pointers are disjoint (the program's
+            // still those of stream `i`'s), `chain >= 1`; a threaded
             // program had its handlers set for `O` by `run`.
             let exit = unsafe {
                 match dispatch {
@@ -451,7 +477,7 @@ impl Machine {
                 }
             };
             let pc = ctx.pc(ctx.exit_ip);
-            let (mut left, reason, halt) = (ctx.exit_fuel, ctx.reason, ctx.halt);
+            let mut left = ctx.exit_fuel;
             if span != 0 {
                 // The chain ran whole turns of `budget` micro-ops, one per
                 // quick pass, then stopped in the turn of pass `pass + k`
@@ -460,24 +486,34 @@ impl Machine {
                 let used = chain - left;
                 let k = (used / budget).min(span);
                 self.kernel.pass += u64::from(k);
-                self.streams[i].meta.steps += k * budget;
+                stream.meta.steps += k * budget;
                 left = fuel - (used - k * budget);
                 span = 0;
                 if exit == Exit::Resync {
                     // Run that micro-op, and the rest of the turn, knowing the pass.
-                    self.streams[i].meta.pc = pc;
+                    stream.meta.pc = pc;
                     chain = left;
                     continue;
                 }
             }
-            if !(QUICK && exit == Exit::Fuel && fuel == budget && self.next_pass_is_quick(i)) {
-                break (exit, pc, left, reason, halt);
+            if !(QUICK
+                && exit == Exit::Fuel
+                && fuel == budget
+                && Self::next_pass_is_quick(
+                    &self.kernel,
+                    &self.params,
+                    self.cancel_pass,
+                    &self.host,
+                    &stream.meta,
+                ))
+            {
+                break (exit, pc, ctx.exit_ip, left);
             }
             // The turn used its budget and nothing else can happen before
             // the stream's next turn (module doc): end this pass here, with
             // the same hooks as the pass loop, and run the next turn at once.
             let p = self.kernel.pass;
-            let s = &mut self.streams[i].meta;
+            let s = &mut stream.meta;
             s.pc = pc;
             s.steps += budget;
             s.waiting = Waiting::No;
@@ -487,12 +523,18 @@ impl Machine {
             fuel = budget;
             chain = budget;
             if !O::ENABLED && !O::EVERY_PASS {
-                span = self.quick_span(i);
+                span = Self::quick_span(
+                    &self.kernel,
+                    &self.params,
+                    self.cancel_pass,
+                    &self.host,
+                    &stream.meta,
+                );
                 chain += span * budget;
             }
         };
         let mut ran = fuel - left;
-        let s = &mut self.streams[i].meta;
+        let s = &mut stream.meta;
         s.pc = pc;
         // Every exit counts the micro-ops that completed (S17); one match
         // sets both what the stream waits for and why the turn ended.
@@ -519,7 +561,9 @@ impl Machine {
                 TurnEnd::WaitExclusive
             }
             Exit::WaitPending => {
-                s.waiting = Waiting::Pending(program.insts[pc as usize].imm);
+                // SAFETY: `exit_ip` is the waiting WAIT, in the program (the
+                // handler contract); read in place, without a bounds check.
+                s.waiting = Waiting::Pending(unsafe { (*exit_ip).imm });
                 TurnEnd::Wait
             }
             Exit::HaltPending => {
@@ -528,7 +572,7 @@ impl Machine {
             }
             Exit::Error => {
                 s.waiting = Waiting::No;
-                TurnEnd::Error(self.fail(i, reason, pc))
+                TurnEnd::Error(self.fail(i, ctx.reason, pc))
             }
             Exit::Halt => {
                 // S17: a HALT that ends the stream counts one step.
@@ -537,13 +581,14 @@ impl Machine {
                     // the dispatch loop has returned, so nothing else uses it.
                     unsafe { (*obs_ptr).on_op(pc) };
                 }
+                let halt = ctx.halt;
                 ran += 1;
                 s.steps += 1;
                 s.waiting = Waiting::No;
                 s.life = Life::Ended;
                 let req = s.req;
+                stream.end.halt = Some(halt);
                 self.kernel.post(kind::STREAM_END, req, halt);
-                self.streams[i].end.halt = Some(halt);
                 self.deactivate(i);
                 TurnEnd::Halt(halt)
             }
@@ -561,8 +606,9 @@ impl Machine {
         i: usize,
         dispatch: Dispatch,
         obs: &mut O,
+        turns: &mut Turns<O>,
     ) -> (u32, TurnEnd, u32) {
-        self.turn::<O, QUICK>(i, dispatch, obs)
+        self.turn::<O, QUICK>(i, dispatch, obs, turns)
     }
 
     /// True when the run is over (S16, S35): the grid stopped, or no stream
@@ -584,32 +630,40 @@ impl Machine {
     }
 
     /// The turns of pass `p` (S29): the streams active now, in start order,
-    /// then the queue, the first being submitter `p % (n + 1)`. True when
-    /// anything changed.
-    fn turns<O: Observer>(&mut self, p: u64, dispatch: Dispatch, obs: &mut O) -> (bool, bool) {
-        let submitters = self.active;
+    /// then the queue, the first being submitter `p % (n + 1)`: whether
+    /// anything changed, and whether one stream is active and its turn
+    /// ended by its budget (with one stream, a turn that ends by its budget
+    /// leaves it active: the test is only the rotation's).
+    fn turns<O: Observer>(
+        &mut self,
+        p: u64,
+        dispatch: Dispatch,
+        obs: &mut O,
+        turns: &mut Turns<O>,
+    ) -> (bool, bool) {
         let n = self.n_active;
         self.kernel.queue_moved = false;
         if n == 1 {
             // One stream (S29): it goes first in even passes, the queue in
             // odd ones; written out, without the rotation's loop.
-            let i = usize::from(submitters[0]);
+            let i = usize::from(self.active[0]);
             if p & 1 != 0 {
                 self.kernel.queue_turn(obs);
             }
-            let (moved, budget_ended) = self.stream_turn::<O, true>(i, p, dispatch, obs);
+            let (moved, budget_ended) = self.stream_turn::<O, true>(i, p, dispatch, obs, turns);
             if p & 1 == 0 {
                 self.kernel.queue_turn(obs);
             }
             return (moved | self.kernel.queue_moved, budget_ended);
         }
+        let submitters = self.active;
         let mut moved = false;
         let mut budget_ended = false;
         let mut who = (p % (n as u64 + 1)) as usize;
         for _ in 0..=n {
             if who < n {
                 let i = usize::from(submitters[who]);
-                let (m, b) = self.stream_turn::<O, false>(i, p, dispatch, obs);
+                let (m, b) = self.stream_turn::<O, false>(i, p, dispatch, obs, turns);
                 moved |= m;
                 budget_ended = b;
             } else {
@@ -617,7 +671,10 @@ impl Machine {
             }
             who = if who == n { 0 } else { who + 1 };
         }
-        (moved | self.kernel.queue_moved, budget_ended)
+        (
+            moved | self.kernel.queue_moved,
+            budget_ended && self.n_active == 1,
+        )
     }
 
     /// The turn of stream `i` in pass `p`: whether it changed anything, and
@@ -634,6 +691,7 @@ impl Machine {
         p: u64,
         dispatch: Dispatch,
         obs: &mut O,
+        turns: &mut Turns<O>,
     ) -> (bool, bool) {
         let s = &self.streams[i].meta;
         debug_assert!(s.life == Life::Active, "an ended stream in the active list");
@@ -645,9 +703,9 @@ impl Machine {
         let (ran, why, pc) = if s.waiting.holds(&self.kernel, s) {
             (0, wait_end(s.waiting), s.pc)
         } else if INLINE {
-            self.turn::<O, false>(i, dispatch, obs)
+            self.turn::<O, false>(i, dispatch, obs, turns)
         } else {
-            self.turn_call::<O, false>(i, dispatch, obs)
+            self.turn_call::<O, false>(i, dispatch, obs, turns)
         };
         obs.on_turn_end(p, i, ran, why, pc);
         (ran != 0 || !why.is_wait(), why == TurnEnd::Budget)
@@ -661,6 +719,7 @@ impl Machine {
         // next host command due, or the cancel pass (`u64::MAX`: none).
         // Only the host phase changes it, so it is found again only there.
         let mut host_at = self.host.next_due().min(cancel.unwrap_or(u64::MAX));
+        let mut turns = Turns::<O>::new();
         let mut p = 0u64;
         // The last turn of the (one) active stream ended by its budget.
         let mut budget_ended = false;
@@ -680,7 +739,7 @@ impl Machine {
                 // turn, then the queue if it comes second (even passes).
                 self.kernel.queue_moved = false;
                 let i = usize::from(self.active[0]);
-                let (ran, why, pc) = self.turn_call::<O, true>(i, dispatch, obs);
+                let (ran, why, pc) = self.turn_call::<O, true>(i, dispatch, obs, &mut turns);
                 p = self.kernel.pass;
                 budget_ended = why == TurnEnd::Budget;
                 obs.on_turn_end(p, i, ran, why, pc);
@@ -733,8 +792,8 @@ impl Machine {
                 }
             }
             // 4: the turns (S29).
-            let (turned, ended_by_budget) = self.turns(p, dispatch, obs);
-            budget_ended = ended_by_budget && self.n_active == 1;
+            let turned;
+            (turned, budget_ended) = self.turns(p, dispatch, obs, &mut turns);
             moved |= turned;
             obs.on_pass_end(
                 p,
@@ -793,6 +852,41 @@ impl Machine {
             let i = usize::from(self.active[0]);
             let pc = self.streams[i].meta.pc;
             self.fail(i, Reason::Deadline, pc);
+        }
+    }
+}
+
+/// The turns' context, kept from one turn to the next by the pass loop: a
+/// turn sets again only what can have changed since the last one (the
+/// pointers to the kernel, the stream and the observer, which the pass loop
+/// uses in between, and whether it spans), and the program's pointers only
+/// when another stream takes it. The exit point, the reason and the halt
+/// register are written by the exits that report them. Made afresh each
+/// turn, the context cost submit_heavy's turns about 12 instructions each.
+struct Turns<O: Observer> {
+    ctx: Ctx<O>,
+    /// The stream whose program `ctx` points into (`usize::MAX`: none yet).
+    stream: usize,
+}
+
+impl<O: Observer> Turns<O> {
+    fn new() -> Turns<O> {
+        let null = std::ptr::null();
+        Turns {
+            ctx: Ctx {
+                kernel: std::ptr::null_mut(),
+                stream: std::ptr::null_mut(),
+                // Valid for an observer of no size (`Machine::turn`).
+                obs: std::ptr::NonNull::dangling().as_ptr(),
+                base: null,
+                templates: std::ptr::null(),
+                exit_ip: null,
+                exit_fuel: 0,
+                reason: Reason::BadJump,
+                halt: 0,
+                spanning: false,
+            },
+            stream: usize::MAX,
         }
     }
 }
