@@ -7,21 +7,12 @@ use kmst::exec::{Dispatch, Observer, simulate, simulate_observed};
 use kmst::format::MicroOp;
 use kmst::ops::Opcode::*;
 use kmst::reference::{Params, Reason, Status};
-use kmst_harness::answers::run_difference;
+use kmst_harness::answers::assert_every_variant_agrees;
 use kmst_harness::fuzzing::{op, upload};
 
 fn agree(ops: &[MicroOp], max_steps: u32, params: &Params, what: &str) {
     let data = upload(max_steps, 0, 1, 0, ops.to_vec(), vec![]).encode();
-    let want = kmst::reference::simulate(&data, params);
-    for &d in Dispatch::ALL {
-        let got = simulate(&data, params, d);
-        assert!(
-            got == want,
-            "{what}, {d}, max_steps {max_steps}, budget {}: {:?}",
-            params.turn_budget,
-            run_difference(&want, &got)
-        );
-    }
+    assert_every_variant_agrees(&data, params, &format!("{what}, max_steps {max_steps}"));
 }
 
 /// `agree` under every budget of `budgets` and every step limit of `steps`.

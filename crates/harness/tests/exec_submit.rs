@@ -8,7 +8,7 @@ use kmst::exec::{Dispatch, simulate};
 use kmst::format::{MicroOp, NO_REGISTER, Template, flags};
 use kmst::ops::Opcode::*;
 use kmst::reference::{Delay, Params, Reason, ResultModel, Status};
-use kmst_harness::answers::run_difference;
+use kmst_harness::answers::assert_every_variant_agrees;
 use kmst_harness::fuzzing::{op, template, upload};
 
 /// Template `handler` with its group from registers r3 (first core) and r7
@@ -22,16 +22,7 @@ fn group_template(handler: u8, flag_byte: u8) -> Template {
 
 fn agree(ops: &[MicroOp], templates: &[Template], max_steps: u32, params: &Params, what: &str) {
     let data = upload(max_steps, 0, 1, 0, ops.to_vec(), templates.to_vec()).encode();
-    let want = kmst::reference::simulate(&data, params);
-    for &d in Dispatch::ALL {
-        let got = simulate(&data, params, d);
-        assert!(
-            got == want,
-            "{what}, {d}, max_steps {max_steps}, budget {}: {:?}",
-            params.turn_budget,
-            run_difference(&want, &got)
-        );
-    }
+    assert_every_variant_agrees(&data, params, &format!("{what}, max_steps {max_steps}"));
 }
 
 #[test]

@@ -163,6 +163,27 @@ fn event_pc(event: &Value) -> Option<u32> {
         .flatten()
 }
 
+/// Runs `upload` on the reference model and on every fast variant compiled
+/// in, and panics with the first difference, naming `what`, unless each
+/// agrees: the differential tests' one check. Gives back the answer.
+pub fn assert_every_variant_agrees(
+    upload: &[u8],
+    params: &kmst::reference::Params,
+    what: &str,
+) -> SimResult {
+    let want = kmst::reference::simulate(upload, params);
+    for &d in kmst::exec::Dispatch::ALL {
+        let got = kmst::exec::simulate(upload, params, d);
+        assert!(
+            got == want,
+            "{what}, {d}, budget {}: {:?}",
+            params.turn_budget,
+            run_difference(&want, &got)
+        );
+    }
+    want
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@ pub mod json;
 pub mod source;
 mod summary;
 
-pub use diff::{Difference, first_difference, run_difference};
+pub use diff::{Difference, assert_every_variant_agrees, first_difference, run_difference};
 pub use implementation::{
     DifferentialOracle, Implementation, RunAnswer, RunArgs, UnknownImplementation, checkers,
     implementations, with_checkers, with_implementations,
