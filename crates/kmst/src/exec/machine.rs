@@ -151,11 +151,6 @@ impl Machine {
     /// r15 = seed, its own steps, latest result and pending count.
     pub(super) fn start(&mut self, program: u16, offset: u32, length: u32, pass: u64) -> usize {
         let h = self.programs[usize::from(program)].head;
-        // S12: the sweep looks for results only once a command may have one.
-        self.kernel.any_result |= self.programs[usize::from(program)]
-            .templates
-            .iter()
-            .any(|t| t.proto.flags & crate::format::flags::RESULT != 0);
         let index = self.streams.len();
         let mut regs = [0u32; 16];
         regs[15] = h.seed;
@@ -841,7 +836,9 @@ impl Machine {
         self.kernel.stopped = true;
         let owner = usize::from(s.owner);
         if s.owner != super::kernel::HOST && self.streams[owner].meta.life == Life::Active {
-            self.fail(owner, Reason::Deadline, s.pc);
+            // Its record holds the pc of its SUBMIT or ENQUEUE.
+            let pc = self.kernel.commands[s.seq as usize].pc;
+            self.fail(owner, Reason::Deadline, pc);
         } else {
             // An ended stream's, or the host's (req 0).
             let req = self.streams.get(owner).map_or(0, |st| st.meta.req);

@@ -53,11 +53,12 @@ pub(crate) struct Slot {
     pub deadline: u64,
     pub first: u32,
     pub count: u32,
+    /// Its result when it has the result flag (`result_slots`).
     pub result: u32,
-    pub has_result: bool,
     /// The stream that made it, or [`HOST`].
     pub owner: u16,
-    pub pc: u32,
+    /// Its sequence number, the index of its record in `commands`, where
+    /// the rest of what it recorded (its pc) is read when needed.
     pub seq: u64,
 }
 
@@ -179,7 +180,6 @@ struct Taking {
     fixed_deadline: Option<u64>,
     first: u32,
     count: u32,
-    pc: u32,
     /// The template's flag byte.
     flags: u8,
     queued: bool,
@@ -235,12 +235,9 @@ pub(crate) struct Kernel {
     /// The busy slots holding a host command (S32), for the sweep's
     /// one-stream path.
     host_slots: u16,
-    /// False while no command can have the result flag: no template of a
-    /// started stream has it, nor any command of the host so far (the
-    /// sweep's one-stream path then looks for no result). Set by
-    /// `Machine::start` and the host's commands, not per command (one more
-    /// store per SUBMIT cost the handler 11 instructions of spills).
-    pub any_result: bool,
+    /// The busy slots whose command has the result flag (S12): the sweep
+    /// finds the highest one it frees without looking at the others.
+    result_slots: u16,
     pub stopped: bool,
     /// The queue turn's free stretches, rebuilt in place each turn (a
     /// fresh list per turn cost a memset and a memcpy; docs/dispatch.md).
@@ -274,7 +271,7 @@ impl Kernel {
             far_next: u64::MAX,
             min_deadline: u64::MAX,
             host_slots: 0,
-            any_result: false,
+            result_slots: 0,
             stopped: false,
             free: Free::new(),
             commands: Vec::new(),
@@ -338,7 +335,6 @@ impl Kernel {
             fixed_deadline,
             first,
             count,
-            pc,
             flags: t_flags,
             queued,
         } = c;
@@ -365,13 +361,14 @@ impl Kernel {
             first,
             count,
             result,
-            has_result,
             owner,
-            pc,
             seq: sequence,
         };
         let bit = 1u16 << slot;
         self.busy |= bit;
+        if has_result {
+            self.result_slots |= bit;
+        }
         // ack >= pass + 1 (S12), so the difference does not wrap.
         if ack - pass < ACK_WHEEL as u64 {
             let bucket = (ack % ACK_WHEEL as u64) as usize;
@@ -462,7 +459,6 @@ impl Kernel {
                 fixed_deadline: s.deadline,
                 first,
                 count,
-                pc,
                 flags: t.proto.flags,
                 queued: false,
             },
@@ -524,7 +520,6 @@ impl Kernel {
         if !(1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler) {
             return Err(Some(Reason::BadTemplate));
         }
-        self.any_result |= flag_byte & flags::RESULT != 0;
         if count == 0 || first > self.core_count || count > self.core_count - first {
             return Err(Some(Reason::BadGroup));
         }
@@ -560,7 +555,6 @@ impl Kernel {
                 fixed_deadline: self.params.deadline_passes,
                 first,
                 count,
-                pc: 0,
                 flags: flag_byte,
                 queued: false,
             },
@@ -580,7 +574,6 @@ impl Kernel {
         if !(1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler) {
             return Err(Reason::BadTemplate);
         }
-        self.any_result |= flag_byte & flags::RESULT != 0;
         if count == 0 || count > self.core_count || self.queue.len == QUEUE_CAP {
             return Err(Reason::BadEnqueue);
         }
@@ -708,7 +701,7 @@ impl Kernel {
         let Some(job) = self.queue.slab_entry(entry_slab(entry)) else {
             return;
         };
-        let (owner, fixed, pc, t_flags) = (job.owner, job.deadline, job.cmd.pc, job.cmd.flags);
+        let (owner, fixed, t_flags) = (job.owner, job.deadline, job.cmd.flags);
         // `next_command` in line, after the look-up: called before it, it
         // cost about 1,000 instructions a run of jobs_1000.
         let slot = (!self.busy).trailing_zeros() as u8;
@@ -735,7 +728,6 @@ impl Kernel {
                 fixed_deadline: fixed,
                 first,
                 count,
-                pc,
                 flags: t_flags,
                 queued: true,
             },
@@ -797,26 +789,24 @@ impl Kernel {
             // their number, and its latest result is the highest one's with
             // the result flag (S12), looked for from the top.
             let meta = &mut only.meta;
-            let mut rest = if self.any_result { acked } else { 0 };
-            while rest != 0 {
-                let top = 15 - rest.leading_zeros() as usize;
-                let s = &self.slots[top];
-                if s.has_result {
-                    meta.latest_result = s.result;
-                    break;
-                }
-                rest &= !(1 << top);
+            let with_result = acked & self.result_slots;
+            if with_result != 0 {
+                let top = 15 - with_result.leading_zeros() as usize;
+                meta.latest_result = self.slots[top].result;
             }
+            self.result_slots &= !acked;
             meta.pending -= ones(acked);
         } else {
             self.host_slots &= !acked;
+            let results = self.result_slots;
+            self.result_slots &= !acked;
             while acked != 0 {
                 let slot = acked.trailing_zeros() as usize;
                 acked &= acked - 1;
                 let s = &self.slots[slot];
                 if s.owner != HOST {
                     let owner = &mut streams[usize::from(s.owner)].meta;
-                    if s.has_result {
+                    if results & (1 << slot) != 0 {
                         owner.latest_result = s.result;
                     }
                     owner.pending -= 1;
