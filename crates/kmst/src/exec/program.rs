@@ -73,6 +73,38 @@ impl Program {
             seed: header.seed,
         };
         assert!(op_count <= MAX_OPS, "the check passed the header");
+        let templates: Vec<Tmpl> = (0..upload.command_count())
+            .map(|j| {
+                let t = upload.template(j);
+                let mut patches = [(0u8, 0u8); MAX_PATCHES];
+                for (k, (arg, reg)) in t.patches().enumerate() {
+                    assert!(
+                        usize::from(arg) < ARGS && usize::from(reg) < REGISTERS,
+                        "the check passed a patch"
+                    );
+                    patches[k] = (arg, reg);
+                }
+                let group_reg_ok = |r: u8| r == NO_REGISTER || usize::from(r) < REGISTERS;
+                assert!(
+                    group_reg_ok(t.first_register) && group_reg_ok(t.count_register),
+                    "the check passed a group register"
+                );
+                Tmpl {
+                    proto: SubmittedCommand {
+                        handler: t.command.handler,
+                        flags: t.command.flags,
+                        first: u32::from(t.command.first),
+                        count: u32::from(t.command.count),
+                        args: t.command.args,
+                        ..BLANK
+                    },
+                    patches,
+                    patch_count: t.patch_count,
+                    first_register: t.first_register,
+                    count_register: t.count_register,
+                }
+            })
+            .collect();
         let placeholder: Handler =
             const { Tail::<NoObserver>::TABLE[(OpIndex::End as u8 | HEAD) as usize] };
         let mut insts = Vec::with_capacity(op_count + 1);
@@ -106,8 +138,8 @@ impl Program {
                 // The group's registers for the `group` variant
                 // (handler::for_each_fused!): a template that is not
                 // exclusive and takes both group fields from registers.
-                let t = upload.template(op.imm);
-                let plain = t.command.flags & flags::EXCLUSIVE == 0
+                let t = &templates[op.imm as usize];
+                let plain = t.proto.flags & flags::EXCLUSIVE == 0
                     && usize::from(t.first_register) < REGISTERS
                     && usize::from(t.count_register) < REGISTERS;
                 let (a, b) = if plain {
@@ -212,38 +244,6 @@ impl Program {
                 }
             }
         }
-        let templates = (0..upload.command_count())
-            .map(|j| {
-                let t = upload.template(j);
-                let mut patches = [(0u8, 0u8); MAX_PATCHES];
-                for (k, (arg, reg)) in t.patches().enumerate() {
-                    assert!(
-                        usize::from(arg) < ARGS && usize::from(reg) < REGISTERS,
-                        "the check passed a patch"
-                    );
-                    patches[k] = (arg, reg);
-                }
-                let group_reg_ok = |r: u8| r == NO_REGISTER || usize::from(r) < REGISTERS;
-                assert!(
-                    group_reg_ok(t.first_register) && group_reg_ok(t.count_register),
-                    "the check passed a group register"
-                );
-                Tmpl {
-                    proto: SubmittedCommand {
-                        handler: t.command.handler,
-                        flags: t.command.flags,
-                        first: u32::from(t.command.first),
-                        count: u32::from(t.command.count),
-                        args: t.command.args,
-                        ..BLANK
-                    },
-                    patches,
-                    patch_count: t.patch_count,
-                    first_register: t.first_register,
-                    count_register: t.count_register,
-                }
-            })
-            .collect();
         Program {
             head,
             insts,
