@@ -111,6 +111,9 @@ impl Program {
         for pc in 0..upload.op_count() {
             let (opcode, op) = upload.op(pc);
             // Unused register fields are ignored (S4): store 0 so every field is in range.
+            // SUBMIT's `a` and `b` are the exception: below they hold its
+            // template's group registers, or NO_REGISTER, which only the
+            // `group` variant reads (and only when both are registers).
             let mut fields = [0u8; 3];
             for &field in opcode.regs() {
                 let r = op.reg(field);
