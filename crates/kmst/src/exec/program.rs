@@ -28,11 +28,52 @@ pub(crate) struct Tmpl {
     /// fill in the rest.
     pub proto: SubmittedCommand,
     /// `(argument, register)` pairs, `patch_count` of them, all in range (S5).
-    pub patches: [(u8, u8); MAX_PATCHES],
+    pub patches: [(Arg, u8); MAX_PATCHES],
     pub patch_count: u8,
     /// A register, or `NO_REGISTER`.
     pub first_register: u8,
     pub count_register: u8,
+}
+
+/// An argument index, 0..10 (S5). As a type of ten values it indexes a
+/// record's `[u32; 10]` arguments with no bounds check and no clamp (the
+/// clamp cost SUBMIT 4 instructions a patch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Arg {
+    A0,
+    A1,
+    A2,
+    A3,
+    A4,
+    A5,
+    A6,
+    A7,
+    A8,
+    A9,
+}
+
+impl Arg {
+    /// The argument of index `i`, if there is one.
+    pub(crate) const fn of(i: u8) -> Option<Arg> {
+        const ALL: [Arg; ARGS] = [
+            Arg::A0,
+            Arg::A1,
+            Arg::A2,
+            Arg::A3,
+            Arg::A4,
+            Arg::A5,
+            Arg::A6,
+            Arg::A7,
+            Arg::A8,
+            Arg::A9,
+        ];
+        if (i as usize) < ARGS {
+            Some(ALL[i as usize])
+        } else {
+            None
+        }
+    }
 }
 
 /// The header fields the kernel reads.
@@ -76,13 +117,14 @@ impl Program {
         let templates: Vec<Tmpl> = (0..upload.command_count())
             .map(|j| {
                 let t = upload.template(j);
-                let mut patches = [(0u8, 0u8); MAX_PATCHES];
+                let mut patches = [(Arg::A0, 0u8); MAX_PATCHES];
                 for (k, (arg, reg)) in t.patches().enumerate() {
+                    let arg = Arg::of(arg);
                     assert!(
-                        usize::from(arg) < ARGS && usize::from(reg) < REGISTERS,
+                        arg.is_some() && usize::from(reg) < REGISTERS,
                         "the check passed a patch"
                     );
-                    patches[k] = (arg, reg);
+                    patches[k] = (arg.unwrap_or(Arg::A0), reg);
                 }
                 let group_reg_ok = |r: u8| r == NO_REGISTER || usize::from(r) < REGISTERS;
                 assert!(
