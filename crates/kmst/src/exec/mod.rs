@@ -24,6 +24,7 @@
 pub(crate) mod bodies;
 pub(crate) mod chain;
 pub(crate) mod handler;
+pub(crate) mod hint;
 pub(crate) mod host;
 pub(crate) mod kernel;
 pub mod machine;

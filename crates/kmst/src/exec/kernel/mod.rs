@@ -32,6 +32,7 @@ pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 use self::groups::{Free, overlaps};
 use self::queue::{EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_slab};
 use super::handler::Exit;
+use super::hint;
 use super::observer::Observer;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
@@ -1044,6 +1045,12 @@ fn push_record<'a>(
         grow(commands);
     }
     let at = commands.len();
+    // The record eight ahead, both its first and its last byte: a record
+    // is longer than a line, so its first bytes alone would miss every
+    // ninth line (crates/kmst/src/exec/hint.rs).
+    let ahead = commands.as_ptr().wrapping_add(at + 8);
+    hint::prefetch(ahead);
+    hint::prefetch(ahead.wrapping_add(1).cast::<u8>().wrapping_sub(1));
     // Cannot fail: there is room.
     let _ = commands.push_within_capacity(*proto);
     &mut commands[at]
