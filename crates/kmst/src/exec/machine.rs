@@ -528,7 +528,6 @@ impl Machine {
                 chain += span * budget;
             }
         };
-        self.kernel.own_turns_commands(stream.meta.index);
         let mut ran = fuel - left;
         let s = &mut stream.meta;
         s.pc = pc;

@@ -35,6 +35,14 @@ pub(crate) struct Tmpl {
     pub count_register: u8,
 }
 
+impl Tmpl {
+    /// Its `(argument, register)` patches, in order.
+    #[inline(always)]
+    pub fn patches(&self) -> &[(Arg, u8)] {
+        &self.patches[..usize::from(self.patch_count).min(MAX_PATCHES)]
+    }
+}
+
 /// An argument index, 0..10 (S5). As a type of ten values it indexes a
 /// record's `[u32; 10]` arguments with no bounds check and no clamp (the
 /// clamp cost SUBMIT 4 instructions a patch).

@@ -186,25 +186,6 @@ struct Taking {
     queued: bool,
 }
 
-/// A slot about to be taken: what [`Kernel::occupy`] keeps of it, the
-/// models already evaluated.
-#[derive(Clone, Copy, Debug)]
-struct Occupying {
-    slot: u8,
-    sequence: u64,
-    pass: u64,
-    /// The sweep that frees it (S12).
-    ack: u64,
-    /// The pass after whose sweep it is late (S13).
-    deadline: u64,
-    first: u32,
-    count: u32,
-    result: u32,
-    has_result: bool,
-    /// The stream that made it, or [`HOST`].
-    owner: u16,
-}
-
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Refusal {
@@ -231,10 +212,6 @@ pub(crate) struct Kernel {
     /// The owner of each recorded command (only when `record_owners`).
     pub owners: Vec<u16>,
     pub record_owners: bool,
-    /// A model reads the record (a table or a closure, an argument's
-    /// result): SUBMIT writes its record before taking the slot, out of
-    /// line ([`Kernel::submit`]).
-    models_read_records: bool,
     /// The run's parameters (the completion models are evaluated through them).
     pub params: Params,
     /// The delay model as the kernel evaluates it.
@@ -272,8 +249,6 @@ pub(crate) struct Kernel {
 
 impl Kernel {
     pub fn new(params: &Params) -> Kernel {
-        let delays = Delays::of(&params.delay);
-        let results = Results::of(&params.result);
         Kernel {
             pass: 0,
             busy: 0,
@@ -287,10 +262,9 @@ impl Kernel {
             default_deadline: params.default_deadline_passes,
             owners: Vec::new(),
             record_owners: false,
-            models_read_records: delays.general || results.on_record,
             params: params.clone(),
-            delays,
-            results,
+            delays: Delays::of(&params.delay),
+            results: Results::of(&params.result),
             queue_moved: false,
             wheel: [0; ACK_WHEEL],
             wheel_bits: 0,
@@ -303,18 +277,6 @@ impl Kernel {
             free: Free::new(),
             commands: Vec::new(),
             events: Vec::new(),
-        }
-    }
-
-    /// Records `owner` as the owner of the commands SUBMIT recorded in its
-    /// turn, when the owners are kept. SUBMIT leaves this to the end of the
-    /// turn, whose commands are all its stream's (the queue's and the
-    /// host's take turns of their own and record their owners at once):
-    /// a test per SUBMIT cost its handler 5 instructions.
-    #[inline(always)]
-    pub fn own_turns_commands(&mut self, owner: u16) {
-        if self.record_owners {
-            self.owners.resize(self.commands.len(), owner);
         }
     }
 
@@ -393,37 +355,7 @@ impl Kernel {
         // S13, S31: deadline_passes, else the stream header's (both in
         // `fixed_deadline`), else the default in force now.
         let d = fixed_deadline.unwrap_or(self.default_deadline);
-        self.occupy(Occupying {
-            slot,
-            sequence,
-            pass,
-            ack,
-            deadline: pass.saturating_add(d),
-            first,
-            count,
-            result,
-            has_result,
-            owner,
-        });
-        obs.on_submit(slot, sequence, pass, queued);
-    }
-
-    /// Makes slot `c.slot` busy with what the sweep needs of it: its
-    /// ack in the wheel or beyond it, its deadline, and both in the minima.
-    #[inline(always)]
-    fn occupy(&mut self, c: Occupying) {
-        let Occupying {
-            slot,
-            sequence,
-            pass,
-            ack,
-            deadline,
-            first,
-            count,
-            result,
-            has_result,
-            owner,
-        } = c;
+        let deadline = pass.saturating_add(d);
         self.slots[usize::from(slot)] = Slot {
             ack,
             deadline,
@@ -449,6 +381,10 @@ impl Kernel {
         }
         self.min_deadline = self.min_deadline.min(deadline);
         self.next_change = self.next_change.min(ack).min(deadline);
+        obs.on_submit(slot, sequence, pass, queued);
+        if self.record_owners {
+            self.owners.push(owner);
+        }
     }
 
     /// SUBMIT (S18): error 11, then wait for a slot, then the exclusive waits.
@@ -498,59 +434,9 @@ impl Kernel {
             }
             s.exclusive_mark = None;
         }
+        let args = patched(t, regs);
         let (slot, sequence) = self.next_command();
         let pass = self.pass;
-        s.pending += 1;
-        if self.models_read_records {
-            self.submit_on_record(s, regs, t, (first, count), (slot, sequence), pc, obs);
-            return Ok(());
-        }
-        // The models do not read the record here, so the slot is taken
-        // first and the record written last: its stores may alias the
-        // kernel, and nothing of the kernel is read after them.
-        let delay_1 = self.delays.next(&self.params, None);
-        let deadline = pass.saturating_add(s.deadline.unwrap_or(self.default_deadline));
-        self.occupy(Occupying {
-            slot,
-            sequence,
-            pass,
-            ack: pass.saturating_add(delay_1),
-            deadline,
-            first,
-            count,
-            result: sequence as u32 & self.results.sequence_mask,
-            has_result: t.proto.flags & flags::RESULT != 0,
-            owner: s.index,
-        });
-        obs.on_submit(slot, sequence, pass, false);
-        let record = push_record(&mut self.commands, &t.proto);
-        record.sequence = sequence;
-        record.slot = slot;
-        record.first = first;
-        record.count = count;
-        record.pass_index = pass;
-        record.pc = pc;
-        patch(&mut record.args, t, regs);
-        Ok(())
-    }
-
-    /// SUBMIT's record and slot when a model reads the record (a table or
-    /// a closure, an argument's result): the record first, then the slot, as in
-    /// [`Kernel::take_slot`].
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn submit_on_record<O: Observer>(
-        &mut self,
-        s: &StreamMeta,
-        regs: &[u32; 16],
-        t: &Tmpl,
-        (first, count): (u32, u32),
-        (slot, sequence): (u8, u64),
-        pc: u32,
-        obs: &mut O,
-    ) {
-        let pass = self.pass;
-        let args = patched(t, regs);
         // Field by field here: a copy of the template's prototype patched
         // in place cost the handler 17 instructions more (registers).
         self.commands.push(SubmittedCommand {
@@ -579,6 +465,8 @@ impl Kernel {
             },
             obs,
         );
+        s.pending += 1;
+        Ok(())
     }
 
     /// ENQUEUE (S18): error 9, then wait while the queue is full. Inlined
@@ -673,9 +561,6 @@ impl Kernel {
             },
             obs,
         );
-        if self.record_owners {
-            self.owners.push(HOST);
-        }
         Ok(())
     }
 
@@ -849,9 +734,6 @@ impl Kernel {
             },
             obs,
         );
-        if self.record_owners {
-            self.owners.push(owner);
-        }
         self.free.take(at, count);
         self.queue.placed(entry);
         self.queue_moved = true;
@@ -1067,7 +949,7 @@ fn patched(t: &Tmpl, regs: &[u32; 16]) -> [u32; 10] {
 /// Applies the template's patches to `args` in order.
 #[inline]
 fn patch(args: &mut [u32; 10], t: &Tmpl, regs: &[u32; 16]) {
-    for &(arg, reg) in &t.patches[..usize::from(t.patch_count).min(4)] {
+    for &(arg, reg) in t.patches() {
         // Program::decode checked reg < 16 (S5); the mask keeps the bounds
         // check out without changing an in-range value. `arg` is in range
         // by its type.
