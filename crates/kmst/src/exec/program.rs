@@ -544,6 +544,35 @@ mod tests {
         assert_eq!(p.insts[601].imm, 1, "End keeps its length in imm");
     }
 
+    /// S5: a patch names an argument 0..10 and a register 0..16. The
+    /// decoder keeps each one's argument as an `Arg` of that index, in
+    /// patch order, and only the first `patch_count` of them.
+    #[test]
+    fn a_templates_patches_keep_their_order_and_argument_indexes() {
+        use crate::format::{Command, MAX_PATCHES, Template};
+        for i in 0..=255u8 {
+            assert_eq!(Arg::of(i).map(|a| a as u8), (i < 10).then_some(i), "{i}");
+        }
+        let p = decode_with(
+            vec![op(Submit, 0, 0, 0, 0), op(Halt, 0, 0, 0, 0)],
+            vec![Template {
+                command: Command {
+                    handler: 1,
+                    flags: 0,
+                    first: 0,
+                    count: 1,
+                    args: [0; 10],
+                },
+                patch_arg: [9, 0, 4, 7],
+                patch_reg: [15, 2, 0, 1],
+                patch_count: 2,
+                ..Template::default()
+            }],
+        );
+        assert_eq!(MAX_PATCHES, 4);
+        assert_eq!(p.templates[0].patches(), [(Arg::A9, 15), (Arg::A0, 2)]);
+    }
+
     /// SUBMIT's `group` variant (handler::for_each_fused!): only a template
     /// that is not exclusive and takes both its first core and its count
     /// from registers gets it, with those registers in `a` and `b`.
