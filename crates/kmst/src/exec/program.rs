@@ -127,12 +127,10 @@ impl Program {
                 let t = upload.template(j);
                 let mut patches = [(Arg::A0, 0u8); MAX_PATCHES];
                 for (k, (arg, reg)) in t.patches().enumerate() {
-                    let arg = Arg::of(arg);
-                    assert!(
-                        arg.is_some() && usize::from(reg) < REGISTERS,
-                        "the check passed a patch"
-                    );
-                    patches[k] = (arg.unwrap_or(Arg::A0), reg);
+                    let arg = Arg::of(arg)
+                        .filter(|_| usize::from(reg) < REGISTERS)
+                        .expect("the check passed a patch");
+                    patches[k] = (arg, reg);
                 }
                 let group_reg_ok = |r: u8| r == NO_REGISTER || usize::from(r) < REGISTERS;
                 assert!(
