@@ -439,18 +439,21 @@ impl Kernel {
         let pass = self.pass;
         // Field by field here: a copy of the template's prototype patched
         // in place cost the handler 17 instructions more (registers).
-        self.commands.push(SubmittedCommand {
-            sequence,
-            slot,
-            handler: t.proto.handler,
-            first,
-            count,
-            flags: t.proto.flags,
-            args,
-            pass_index: pass,
-            pc,
-            queued: false,
-        });
+        push_record_value(
+            &mut self.commands,
+            SubmittedCommand {
+                sequence,
+                slot,
+                handler: t.proto.handler,
+                first,
+                count,
+                flags: t.proto.flags,
+                args,
+                pass_index: pass,
+                pc,
+                queued: false,
+            },
+        );
         self.take_slot(
             Taking {
                 slot,
@@ -535,18 +538,21 @@ impl Kernel {
         // The lowest free slot, the one next_command takes.
         self.host_slots |= self.busy.wrapping_add(1) & !self.busy;
         let (slot, sequence) = self.next_command();
-        self.commands.push(SubmittedCommand {
-            sequence,
-            slot,
-            handler: handler as u8,
-            first,
-            count,
-            flags: flag_byte,
-            args,
-            pass_index: self.pass,
-            pc: 0,
-            queued: false,
-        });
+        push_record_value(
+            &mut self.commands,
+            SubmittedCommand {
+                sequence,
+                slot,
+                handler: handler as u8,
+                first,
+                count,
+                flags: flag_byte,
+                args,
+                pass_index: self.pass,
+                pc: 0,
+                queued: false,
+            },
+        );
         self.take_slot(
             Taking {
                 slot,
@@ -918,6 +924,24 @@ fn push_record<'a>(
     commands: &'a mut Vec<SubmittedCommand>,
     proto: &SubmittedCommand,
 ) -> &'a mut SubmittedCommand {
+    let at = make_room(commands);
+    // Cannot fail: there is room.
+    let _ = commands.push_within_capacity(*proto);
+    &mut commands[at]
+}
+
+/// Appends `record` to the answer's records, as [`push_record`] does.
+#[inline(always)]
+fn push_record_value(commands: &mut Vec<SubmittedCommand>, record: SubmittedCommand) {
+    make_room(commands);
+    // Cannot fail: there is room.
+    let _ = commands.push_within_capacity(record);
+}
+
+/// Makes room for one more record, out of line, and asks for the cache
+/// lines of the record eight ahead; gives the new record's index.
+#[inline(always)]
+fn make_room(commands: &mut Vec<SubmittedCommand>) -> usize {
     #[cold]
     #[inline(never)]
     fn grow(commands: &mut Vec<SubmittedCommand>) {
@@ -933,9 +957,7 @@ fn push_record<'a>(
     let ahead = commands.as_ptr().wrapping_add(at + 8);
     hint::prefetch(ahead);
     hint::prefetch(ahead.wrapping_add(1).cast::<u8>().wrapping_sub(1));
-    // Cannot fail: there is room.
-    let _ = commands.push_within_capacity(*proto);
-    &mut commands[at]
+    at
 }
 
 /// The template's arguments with its patches applied.
