@@ -13,10 +13,10 @@ use std::hint::black_box;
 
 use gungraun::{library_benchmark, library_benchmark_group, main};
 use kmst::exec::Dispatch;
-use kmst::reference::SimResult;
 use kmst_benches::workload;
 use kmst_harness::answers::{DifferentialOracle, Implementation};
 use kmst_harness::compare::Workload;
+use kmst_reference::SimResult;
 
 fn run(w: &Workload, d: Implementation) -> SimResult {
     d.simulate(black_box(&w.upload), &w.params)

@@ -4,8 +4,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use kmst::reference::Params;
 use kmst_harness::answers::{Source, SourceError};
+use kmst_reference::Params;
 
 /// A failure that ends a subcommand with exit code 2 and a one-line message.
 #[derive(Debug)]

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kmst::exec::Dispatch;
-use kmst::reference::Scenario;
 use kmst_harness::compare;
 use kmst_harness::corpus::replace::Replacement;
 use kmst_harness::profile::{self, ProfileError, pairs, trace};
+use kmst_reference::Scenario;
 
 use crate::common::{CliError, load_stream, print_out};
 use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kmst::exec::{Dispatch, simulate_observed};
-use kmst::reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
 use kmst_harness::answers::{DifferentialOracle, Implementation};
+use kmst_reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::progress::{self, PassCounter, group};
@@ -135,7 +135,7 @@ pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliErr
             Params::from_json_value(&merged).map_err(|e| input(e.to_string()))?
         }
     };
-    let usage = |e: kmst::reference::ParamsError| CliError::Usage(e.to_string());
+    let usage = |e: kmst_reference::ParamsError| CliError::Usage(e.to_string());
     if let Some(d) = &args.delay {
         p.delay = parse_delay(d).map_err(usage)?;
     }
@@ -184,8 +184,8 @@ pub fn in_range<const LO: u64, const HI: u64>(text: &str) -> Result<u64, String>
     }
 }
 
-fn bad(param: &'static str, text: &str) -> kmst::reference::ParamsError {
-    kmst::reference::ParamsError {
+fn bad(param: &'static str, text: &str) -> kmst_reference::ParamsError {
+    kmst_reference::ParamsError {
         param,
         message: format!(
             "cannot read `{text}`: expected {}",
@@ -199,12 +199,12 @@ fn bad(param: &'static str, text: &str) -> kmst::reference::ParamsError {
     }
 }
 
-fn parse_u32(param: &'static str, text: &str) -> Result<u32, kmst::reference::ParamsError> {
+fn parse_u32(param: &'static str, text: &str) -> Result<u32, kmst_reference::ParamsError> {
     text.trim().parse().map_err(|_| bad(param, text))
 }
 
 /// `N`, `never`, `cycle:BASE:MOD` or `table:V,V,...` (entries may be `never`).
-pub fn parse_delay(text: &str) -> Result<Delay, kmst::reference::ParamsError> {
+pub fn parse_delay(text: &str) -> Result<Delay, kmst_reference::ParamsError> {
     if text == "never" {
         return Ok(Delay::Never);
     }
@@ -226,7 +226,7 @@ pub fn parse_delay(text: &str) -> Result<Delay, kmst::reference::ParamsError> {
 }
 
 /// `zero`, `sequence`, `arg:K` or `table:V,V,...`.
-pub fn parse_result(text: &str) -> Result<ResultModel, kmst::reference::ParamsError> {
+pub fn parse_result(text: &str) -> Result<ResultModel, kmst_reference::ParamsError> {
     match text {
         "zero" => return Ok(ResultModel::Zero),
         "sequence" => return Ok(ResultModel::Sequence),

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kmst::Observer;
-use kmst::reference::{HostCommand, Outcome, Scenario, ScenarioResult, Status};
 use kmst_harness::answers::Implementation;
+use kmst_reference::{HostCommand, Outcome, Scenario, ScenarioResult, Status};
 
 use crate::common::{CliError, read_file};
 
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         kmst::scenario::from_json(&text, &args.file).map_err(|e| input(e.to_string()))?;
     let mut passes = PassCount::default();
     let answer = match implementation {
-        Implementation::Reference => kmst::reference::simulate_scenario(&scenario),
+        Implementation::Reference => kmst_reference::simulate_scenario(&scenario),
         Implementation::Fast(d) => {
             kmst::exec::simulate_scenario_observed(&scenario, d, &mut passes)
         }

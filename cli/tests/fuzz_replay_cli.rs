@@ -8,9 +8,9 @@ use common::kmst;
 
 use std::path::{Path, PathBuf};
 
-use kmst::reference::Params;
 use kmst_harness::fuzzing::input::{CheckPrefix, SimPrefix};
 use kmst_harness::fuzzing::job_example;
+use kmst_reference::Params;
 
 /// A file `name` under a fresh directory `sub` of the temp dir.
 fn temp(sub: &str, name: &str, contents: &[u8]) -> PathBuf {

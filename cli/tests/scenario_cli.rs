@@ -49,7 +49,7 @@ fn json_is_the_reference_answer_worked_out_by_hand() {
     let v = json_of(&out);
     // The reference model's answer of the same file.
     let scenario = kmst::scenario::read_file(&file).unwrap();
-    let reference = kmst::reference::simulate_scenario(&scenario)
+    let reference = kmst_reference::simulate_scenario(&scenario)
         .to_json_value()
         .unwrap();
     assert_eq!(v, reference);

@@ -3,8 +3,8 @@
 //! (docs/dispatch.md, "Where the 1,000-job example's time goes").
 
 use kmst::exec::{Dispatch, simulate};
-use kmst::reference::{Params, Status};
 use kmst_harness::fuzzing::job_example;
+use kmst_reference::{Params, Status};
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -181,7 +181,7 @@ fn the_bundled_scenarios_agree_on_every_variant() {
         let scenario = w.scenario.as_deref().expect("a scenario workload");
         let passes = compare::check_agreement(&w, &Implementation::all()).unwrap();
         // Each variant's answer is the reference's, field for field.
-        let want = kmst::reference::simulate_scenario(scenario);
+        let want = kmst_reference::simulate_scenario(scenario);
         assert_eq!(passes, want.passes);
         for &d in Dispatch::ALL {
             assert_eq!(
@@ -201,7 +201,7 @@ fn the_bundled_scenarios_run_what_their_sources_say() {
     // nothing, S17, so the competition for slots changes no count).
     let w = bundled_scenario("four_streams");
     assert_eq!(compare::count_ops(&w), 4 * (4 + 2_000 * 10 + 250 + 2));
-    let answer = kmst::reference::simulate_scenario(w.scenario.as_deref().unwrap());
+    let answer = kmst_reference::simulate_scenario(w.scenario.as_deref().unwrap());
     // 4 x 2,000 SUBMITs and the host's 64 queued jobs; all four halt.
     assert_eq!(answer.commands.len(), 4 * 2_000 + 64);
     let host_jobs = answer
@@ -220,7 +220,7 @@ fn the_bundled_scenarios_run_what_their_sources_say() {
     // + HALT = 1,204, done well before the next round's RUN.
     let w = bundled_scenario("host_mix");
     assert_eq!(compare::count_ops(&w), 25 * (40 * 64 + 1_204));
-    let answer = kmst::reference::simulate_scenario(w.scenario.as_deref().unwrap());
+    let answer = kmst_reference::simulate_scenario(w.scenario.as_deref().unwrap());
     // 50 streams; the second RUN of each round (req 30 active) and the
     // second CANCEL (no such stream) are rejected, and so is every
     // `deadline(0)` (odd rounds: 12).
@@ -228,7 +228,7 @@ fn the_bundled_scenarios_run_what_their_sources_say() {
     let rejected = answer
         .host
         .iter()
-        .filter(|h| matches!(h.outcome, kmst::reference::Outcome::Rejected(_)))
+        .filter(|h| matches!(h.outcome, kmst_reference::Outcome::Rejected(_)))
         .count();
     assert_eq!(rejected, 25 + 25 + 12);
     // 25 * 200 worker SUBMITs; per round 4 host submits and 3 jobs.
@@ -237,8 +237,8 @@ fn the_bundled_scenarios_run_what_their_sources_say() {
 
 /// The first difference between two runs, as the agreement check names it.
 fn first_disagreement(
-    reference: &kmst::reference::SimResult,
-    got: &kmst::reference::SimResult,
+    reference: &kmst_reference::SimResult,
+    got: &kmst_reference::SimResult,
 ) -> Option<Difference> {
     kmst_harness::answers::run_difference(reference, got).map(|(d, _)| d)
 }
@@ -246,7 +246,7 @@ fn first_disagreement(
 #[test]
 fn the_agreement_check_finds_a_planted_disagreement() {
     let w = bundled("long_wait_1");
-    let reference = kmst::reference::simulate(&w.upload, &w.params);
+    let reference = kmst_reference::simulate(&w.upload, &w.params);
     let fast = simulate(&w.upload, &w.params, Dispatch::Tail);
     assert_eq!(first_disagreement(&reference, &fast), None);
     assert!(compare::check_agreement(&w, &Implementation::all()).is_ok());

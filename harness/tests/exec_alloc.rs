@@ -13,8 +13,8 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kmst::exec::{Dispatch, Machine, NoObserver};
-use kmst::reference::{HostCommand, Params, Scenario, Status};
 use kmst_harness::fuzzing::job_example;
+use kmst_reference::{HostCommand, Params, Scenario, Status};
 
 struct Counting;
 

@@ -6,9 +6,9 @@
 use kmst::exec::{Dispatch, Observer, simulate, simulate_observed};
 use kmst::format::MicroOp;
 use kmst::ops::Opcode::*;
-use kmst::reference::{Params, Reason, Status};
 use kmst_harness::answers::assert_every_variant_agrees;
 use kmst_harness::fuzzing::{op, upload};
+use kmst_reference::{Params, Reason, Status};
 
 fn agree(ops: &[MicroOp], max_steps: u32, params: &Params, what: &str) {
     let data = upload(max_steps, 0, 1, 0, ops.to_vec(), vec![]).encode();

@@ -3,8 +3,8 @@
 
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed};
 use kmst::ops::Opcode::*;
-use kmst::reference::{Delay, Params};
 use kmst_harness::fuzzing::{job_example, op, template, upload};
+use kmst_reference::{Delay, Params};
 
 #[derive(Default)]
 struct Log {

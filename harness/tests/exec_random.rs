@@ -2,9 +2,9 @@
 //! variant must give exactly the reference model's SimResult.
 
 use kmst::exec::{Dispatch, simulate};
-use kmst::reference::SimResult;
 use kmst_harness::answers::run_difference;
 use kmst_harness::fuzzing::{any_case_from_seed, case_from_seed};
+use kmst_reference::SimResult;
 
 /// The first difference between two answers, for the failure message.
 fn first_difference(want: &SimResult, got: &SimResult) -> String {
@@ -19,7 +19,7 @@ fn every_variant_agrees_with_the_reference() {
     let mut commands = 0;
     for seed in 0..CASES {
         let case = case_from_seed(seed);
-        let want = kmst::reference::simulate(&case.upload, &case.params);
+        let want = kmst_reference::simulate(&case.upload, &case.params);
         for &d in Dispatch::ALL {
             let got = simulate(&case.upload, &case.params, d);
             assert!(
@@ -30,7 +30,7 @@ fn every_variant_agrees_with_the_reference() {
                 kmst::format::Upload::read_checked(&case.upload)
             );
         }
-        ended += usize::from(want.status == kmst::reference::Status::Ended);
+        ended += usize::from(want.status == kmst_reference::Status::Ended);
         commands += want.commands.len();
     }
     // The generator reaches the interesting paths: some runs end, some submit.
@@ -43,7 +43,7 @@ fn faulty_uploads_and_out_of_range_params_agree_too() {
     let mut rejected = 0;
     for seed in 0..CASES / 2 {
         let case = any_case_from_seed(seed);
-        let want = kmst::reference::simulate(&case.upload, &case.params);
+        let want = kmst_reference::simulate(&case.upload, &case.params);
         for &d in Dispatch::ALL {
             let got = simulate(&case.upload, &case.params, d);
             assert!(
@@ -77,7 +77,7 @@ fn fast_variants_agree_with_each_other() {
 
 #[test]
 fn the_generator_reaches_every_runtime_outcome() {
-    use kmst::reference::{Reason, Status};
+    use kmst_reference::{Reason, Status};
     use std::collections::BTreeMap;
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     for seed in 0..CASES {
@@ -133,7 +133,7 @@ fn many_more_cases() {
             case_from_seed(seed + 1_000_000),
             any_case_from_seed(seed + 1_000_000),
         ] {
-            let want = kmst::reference::simulate(&case.upload, &case.params);
+            let want = kmst_reference::simulate(&case.upload, &case.params);
             for &d in Dispatch::ALL {
                 let got = simulate(&case.upload, &case.params, d);
                 assert!(

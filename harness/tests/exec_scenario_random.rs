@@ -2,8 +2,8 @@
 //! rejections, host commands, S26..S36) exactly as the reference model does.
 
 use kmst::exec::{Dispatch, simulate_scenario};
-use kmst::reference::{Outcome, Status};
 use kmst_harness::fuzzing::scenario::scenario_from_seed;
+use kmst_reference::{Outcome, Status};
 
 const CASES: u64 = 3_000;
 
@@ -13,11 +13,11 @@ fn every_variant_agrees_with_the_reference_on_scenarios() {
     let mut two_submitters = 0;
     for seed in 0..CASES {
         let scenario = scenario_from_seed(seed);
-        let want = kmst::reference::simulate_scenario(&scenario);
+        let want = kmst_reference::simulate_scenario(&scenario);
         for &d in Dispatch::ALL {
             let got = simulate_scenario(&scenario, d);
             if got != want {
-                let json = |r: &kmst::reference::ScenarioResult| {
+                let json = |r: &kmst_reference::ScenarioResult| {
                     r.to_json_value().map(|v| v.to_string()).unwrap_or_default()
                 };
                 panic!(
@@ -75,7 +75,7 @@ fn many_more_scenarios() {
         .unwrap_or(100_000);
     for seed in CASES..CASES + n {
         let scenario = scenario_from_seed(seed);
-        let want = kmst::reference::simulate_scenario(&scenario);
+        let want = kmst_reference::simulate_scenario(&scenario);
         for &d in Dispatch::ALL {
             assert!(
                 simulate_scenario(&scenario, d) == want,

@@ -4,10 +4,10 @@
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::{MicroOp, flags};
 use kmst::ops::Opcode::*;
-use kmst::reference::result::kind;
-use kmst::reference::{Delay, Params, Reason, ResultModel, SimResult, Status, StreamError};
 use kmst_harness::answers::Implementation;
 use kmst_harness::fuzzing::{job_example, op, template, upload};
+use kmst_reference::result::kind;
+use kmst_reference::{Delay, Params, Reason, ResultModel, SimResult, Status, StreamError};
 
 /// Runs `data` on every fast variant; all must agree; returns the answer.
 fn run(data: &[u8], params: &Params) -> SimResult {
@@ -533,7 +533,7 @@ fn a_job_overtaken_1024_times_blocks_the_queue() {
         vec![template(5, 0, (0, 0), &[], &[])],
     )
     .encode();
-    let never_first: std::sync::Arc<kmst::reference::params::DelayFn> =
+    let never_first: std::sync::Arc<kmst_reference::params::DelayFn> =
         std::sync::Arc::new(|c| if c.sequence == 0 { None } else { Some(0) });
     let params = Params {
         delay: Delay::Custom(never_first),

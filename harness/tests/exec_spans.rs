@@ -8,9 +8,9 @@
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::MicroOp;
 use kmst::ops::Opcode::{self, *};
-use kmst::reference::{Params, Status};
 use kmst_harness::answers::run_difference;
 use kmst_harness::fuzzing::{op, template, upload};
+use kmst_reference::{Params, Status};
 
 /// `SET r3, 0; SET r1, n; loop: ADDI r1, r1, -1; JNZ r1, loop`, then `tail`,
 /// then the same loop again and `tail` again, then `HALT r2`: 2 + 2n
@@ -41,7 +41,7 @@ fn halt_value(ops: Vec<MicroOp>, params: &Params) -> u32 {
         vec![template(9, 0, (0, 4), &[], &[])],
     )
     .encode();
-    let want = kmst::reference::simulate(&data, params);
+    let want = kmst_reference::simulate(&data, params);
     let mut value = None;
     for &d in Dispatch::ALL {
         let got = simulate(&data, params, d);
@@ -116,7 +116,7 @@ fn spans_agree_with_the_reference_model() {
                             cancel_pass,
                             ..Params::default()
                         };
-                        let want = kmst::reference::simulate(&data, &params);
+                        let want = kmst_reference::simulate(&data, &params);
                         for &d in Dispatch::ALL {
                             let got = simulate(&data, &params, d);
                             assert!(

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::Upload;
 use kmst::ops::Opcode::*;
-use kmst::reference::{Delay, Params, Status};
 use kmst_harness::answers::{DifferentialOracle, Implementation};
 use kmst_harness::fuzzing::{job_example, op, template, upload};
+use kmst_reference::{Delay, Params, Status};
 
 /// The arithmetic/branch loop: ADD, ADDI, MUL, AND, SHR, JNZ, JLT, no submits.
 /// 7 micro-ops per round.

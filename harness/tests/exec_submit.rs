@@ -7,9 +7,9 @@
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::{MicroOp, NO_REGISTER, Template, flags};
 use kmst::ops::Opcode::*;
-use kmst::reference::{Delay, Params, Reason, ResultModel, Status};
 use kmst_harness::answers::assert_every_variant_agrees;
 use kmst_harness::fuzzing::{op, template, upload};
+use kmst_reference::{Delay, Params, Reason, ResultModel, Status};
 
 /// Template `handler` with its group from registers r3 (first core) and r7
 /// (count), argument 1 patched from r3.

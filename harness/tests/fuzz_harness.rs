@@ -4,7 +4,6 @@
 
 use kmst::format::Upload;
 use kmst::format::zero_ignored;
-use kmst::reference::{Params, SimResult, StreamError};
 use kmst::{Dispatch, Reason};
 use kmst_harness::answers::{DifferentialOracle, Implementation, RunAnswer, RunArgs};
 use kmst_harness::fuzzing::input::{CheckPrefix, SIM_PREFIX, SimPrefix};
@@ -13,6 +12,7 @@ use kmst_harness::fuzzing::targets::{
     Observed, builder_with, check_with, observed_for, sim_observed_with, sim_with,
 };
 use kmst_harness::fuzzing::{Agreement, Target, case_from_seed, job_example, run};
+use kmst_reference::{Params, SimResult, StreamError};
 
 /// The reference model with one deliberate slip, to prove the comparison sees it.
 struct Slipped {

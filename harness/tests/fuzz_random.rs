@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use kmst::reference::Status;
 use kmst_harness::fuzzing::seeds::{corpus_seeds, random_bytes};
 use kmst_harness::fuzzing::{Agreement, Target, run};
+use kmst_reference::Status;
 
 const BUDGET: Duration = Duration::from_secs(8);
 

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use kmst::asm::assemble;
 use kmst::exec::{Dispatch, NoObserver, simulate, simulate_observed};
-use kmst::reference::{Delay, Params};
 use kmst_harness::profile::ProfileObserver;
+use kmst_reference::{Delay, Params};
 
 fn best_of<F: FnMut()>(n: usize, mut f: F) -> Duration {
     (0..n)

@@ -2,8 +2,8 @@
 //! turn of one stream, counted by hand on small streams.
 
 use kmst::exec::Dispatch;
-use kmst::reference::{HostCommand, Params, Scenario};
 use kmst_harness::profile::pairs::{self, Counts, PairReport};
+use kmst_reference::{HostCommand, Params, Scenario};
 
 /// `set; (addi; jlt) x 100; halt`: 202 micro-ops.
 const LOOP: &str = "

@@ -3,9 +3,9 @@
 
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::Header;
-use kmst::reference::{Reason, StreamError};
 use kmst_harness::fuzzing::case_from_seed;
 use kmst_harness::profile::{profile, trace};
+use kmst_reference::{Models, Reason, StreamError};
 
 const CASES: u64 = 600;
 

@@ -9,8 +9,8 @@
 
 use kmst::asm::assemble;
 use kmst::exec::{Dispatch, simulate};
-use kmst::reference::{Delay, Params};
 use kmst_harness::profile::{Profile, profile, sweep};
+use kmst_reference::{Delay, Params};
 
 fn params(budget: u32, delay: Delay) -> Params {
     Params {

@@ -24,9 +24,9 @@
 //! end event in pass 6, + 1 = 7.
 
 use kmst::exec::Dispatch;
-use kmst::reference::{HostCommand, Params, Scenario};
 use kmst_harness::profile::scenario::{self, ScenarioProfile};
 use kmst_harness::profile::trace;
+use kmst_reference::{HostCommand, Params, Scenario};
 use serde_json::Value;
 
 const A: &str = "

@@ -4,8 +4,8 @@
 
 use kmst::asm::assemble;
 use kmst::exec::Dispatch;
-use kmst::reference::{Delay, Params};
 use kmst_harness::profile::{profile, trace};
+use kmst_reference::{Delay, Params};
 use serde_json::Value;
 
 /// Seventeen commands, delay 2 (see profile_report.rs for the passes):

@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
-use kmst::reference::{Scenario, simulate, simulate_scenario};
 use kmst_harness::corpus;
+use kmst_reference::{Scenario, simulate, simulate_scenario};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/streams")

@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-pub use kmst_reference::{Reason, StreamError};
+pub use kmst_types::{Reason, StreamError};
 
 use crate::format::{HEADER_LEN, check_req};
 use crate::format::{

@@ -10,7 +10,12 @@
 //!   (`docs/asm.md`).
 //! - [`exec`]: the fast interpreter (tail-call, switch, threaded) and fast kernel;
 //!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
-//! - [`reference`]: the reference model (re-exported `kmst-reference`), the oracle.
+//! - [`types`]: the types the engine shares with the reference model
+//!   (re-exported `kmst-types`): parameters, answers, scenarios, their JSON.
+//!
+//! The engine does not depend on the reference model (`kmst-reference`, the
+//! oracle): it evaluates every ruling with its own code, so that the
+//! differential tests compare two independent readings.
 //!
 //! The corpus, `kmst compare`, the profiler and the fuzzing oracles live in
 //! crate `kmst-harness`; the `kmst` command line in crate `kmst-cli`.
@@ -37,7 +42,7 @@ pub mod ops;
 pub mod scenario;
 
 pub use exec::{Dispatch, Observer, TurnEnd, simulate as simulate_with};
-pub use kmst_reference as reference;
-pub use kmst_reference::{
+pub use kmst_types as types;
+pub use kmst_types::{
     Delay, Event, Params, Reason, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
 };

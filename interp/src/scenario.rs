@@ -20,8 +20,8 @@ use std::fmt;
 use std::path::Path;
 
 use crate::builder::{BuildError, Stream};
-use crate::reference::Params;
-use crate::reference::scenario::{Entry, HostCommand, Problem, Scenario, ScenarioError, json};
+use crate::types::Params;
+use crate::types::scenario::{Entry, HostCommand, Problem, Scenario, ScenarioError, json};
 
 /// What the builder refuses.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub struct Placed {
 ///
 /// ```
 /// use kmst::builder::Stream;
-/// use kmst::reference::Params;
+/// use kmst::types::Params;
 /// use kmst::scenario::ScenarioBuilder;
 ///
 /// let mut s = Stream::new(0, 1000, 1, 7).unwrap();

@@ -1,12 +1,12 @@
 //! The check (docs/spec.md "The check", S2..S6) as behaviour: every rule is
 //! asserted of both checkers, the optimized one (`kmst::check`) and the
-//! reference model's (`kmst::reference`), each test once per checker
+//! reference model's (`kmst_reference`), each test once per checker
 //! (`optimized::NAME` and `reference::NAME`). Every expected value is worked
 //! out from the spec and the rulings, never taken from either checker.
 
 use kmst::check::CheckedUpload;
 use kmst::ops::Opcode;
-use kmst::reference::{Reason, StreamError};
+use kmst_reference::{Reason, StreamError};
 
 /// The upload's magic number (docs/spec.md "The upload"; S2).
 const MAGIC: u32 = 0x4B4D_5354;
@@ -43,8 +43,8 @@ const OPTIMIZED: Checker = Checker {
 };
 
 const REFERENCE: Checker = Checker {
-    check: kmst::reference::check,
-    check_run: kmst::reference::check_run,
+    check: kmst_reference::check,
+    check_run: kmst_reference::check_run,
 };
 
 /// One `#[test]` per behaviour and checker: `optimized::NAME` and `reference::NAME`.

@@ -6,13 +6,13 @@
 use std::path::PathBuf;
 
 use kmst::builder::{BuildError, Reg, Stream};
-use kmst::reference::result::kind;
-use kmst::reference::{
+use kmst::scenario::{Placed, ScenarioBuildError, ScenarioBuilder, read_file};
+use kmst::{Dispatch, exec};
+use kmst_reference::result::kind;
+use kmst_reference::{
     Entry, Event, HostCommand, HostOutcome, Outcome, Params, Problem, Reason, Scenario,
     ScenarioError, ScenarioResult, Status, StreamError, simulate_scenario,
 };
-use kmst::scenario::{Placed, ScenarioBuildError, ScenarioBuilder, read_file};
-use kmst::{Dispatch, exec};
 
 fn ev(kind: u8, req: u32, auxiliary: u32, pass_index: u64) -> Event {
     Event {

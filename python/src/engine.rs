@@ -10,8 +10,8 @@ pub use kmst::builder::{BuildError, Label, Operand, Reg, Stream as Builder};
 pub use kmst::check::StreamFormatError;
 pub use kmst::for_each_op;
 pub use kmst::format::{Header, Upload};
-pub use kmst::reference::scenario::answer::params_json as scenario_params_json;
-pub use kmst::reference::{
+pub use kmst_reference::scenario::answer::params_json as scenario_params_json;
+pub use kmst_reference::{
     Delay, Event, HostCommand, HostOutcome, Outcome, Params, ParamsError, Reason, ResultModel,
     Scenario, ScenarioCommand, ScenarioError, ScenarioResult, SimResult, Status, StreamError,
     StreamOutcome, SubmittedCommand,
@@ -53,7 +53,7 @@ pub fn simulate(upload: &[u8], params: &Params, variant: Variant) -> SimResult {
         Variant::Tail => Dispatch::Tail,
         Variant::Switch => Dispatch::Switch,
         Variant::Threaded => Dispatch::Threaded,
-        Variant::Reference => return kmst::reference::simulate(upload, params),
+        Variant::Reference => return kmst_reference::simulate(upload, params),
     };
     kmst::simulate_with(upload, params, dispatch)
 }
@@ -65,7 +65,7 @@ pub fn simulate_scenario(scenario: &Scenario, variant: Variant) -> ScenarioResul
         Variant::Tail => Dispatch::Tail,
         Variant::Switch => Dispatch::Switch,
         Variant::Threaded => Dispatch::Threaded,
-        Variant::Reference => return kmst::reference::simulate_scenario(scenario),
+        Variant::Reference => return kmst_reference::simulate_scenario(scenario),
     };
     kmst::exec::simulate_scenario(scenario, dispatch)
 }
@@ -89,7 +89,7 @@ pub fn scenario_from_json(
             None => load_upload(p),
         }
     };
-    kmst::reference::scenario::json::from_json(text, path, &mut load)
+    kmst_reference::scenario::json::from_json(text, path, &mut load)
 }
 
 /// An upload file: assembled when it is `.kms` assembly text, else its bytes.

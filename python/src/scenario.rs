@@ -22,7 +22,7 @@ use crate::engine::{self, HostCommand, Params, Scenario, ScenarioError, scenario
 use crate::errors::{params_error, scenario_error, type_name};
 use crate::scenario_result::PyScenarioResult;
 use crate::simulate::{Callables, Keywords, params_of, upload_bytes, variant};
-use kmst::reference::{Entry, Problem};
+use kmst_reference::{Entry, Problem};
 
 /// The S36 parameter keys a scenario takes (S24's without `cancel_pass`).
 const PARAM_KEYS: [&str; 9] = [

@@ -12,19 +12,23 @@
 //! [`Scenario`] built in code or read from its JSON file
 //! ([`scenario::json`]).
 //!
-//! It also owns the spec-level types every implementation shares: [`Params`]
-//! with its completion models, [`SimResult`], [`SubmittedCommand`], [`Event`]
-//! and their JSON (S24).
+//! The types every implementation shares ([`Params`] with its completion
+//! models, [`SimResult`], [`Scenario`], their JSON) are the crate
+//! `kmst-types`'s, re-exported here; what they mean is evaluated here with
+//! this crate's own code ([`Models`] for the completion models), never the
+//! engine's.
 #![forbid(unsafe_code)]
 
 pub mod check;
-pub mod params;
+pub mod models;
 pub(crate) mod program;
-pub mod result;
 pub mod scenario;
 pub mod sim;
 
+pub use kmst_types::{params, result};
+
 pub use check::{check, check_run};
+pub use models::Models;
 pub use params::{Delay, Params, ParamsError, ResultModel};
 pub use result::{AnswerError, Event, Reason, SimResult, Status, StreamError, SubmittedCommand};
 pub use scenario::answer::{HostOutcome, Outcome, ScenarioCommand, ScenarioResult, StreamOutcome};

@@ -18,6 +18,7 @@
 use std::collections::VecDeque;
 
 use crate::check::{self, HEADER_LEN};
+use crate::models::Models;
 use crate::params::Params;
 use crate::program::{Op, Program, Template};
 use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand, kind};

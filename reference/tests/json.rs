@@ -1,6 +1,6 @@
 //! Params (S23..S25) and run JSON (S24).
 
-use kmst_reference::{Delay, Params, ParamsError, ResultModel, SimResult, simulate};
+use kmst_reference::{Delay, Models, Params, ParamsError, ResultModel, SimResult, simulate};
 use serde_json::json;
 
 fn param_of(v: serde_json::Value) -> &'static str {

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use kmst::reference::SimResult;
+use kmst_reference::SimResult;
 
 use super::json::run_json;
 
@@ -168,10 +168,10 @@ fn event_pc(event: &Value) -> Option<u32> {
 /// agrees: the differential tests' one check. Gives back the answer.
 pub fn assert_every_variant_agrees(
     upload: &[u8],
-    params: &kmst::reference::Params,
+    params: &kmst_reference::Params,
     what: &str,
 ) -> SimResult {
-    let want = kmst::reference::simulate(upload, params);
+    let want = kmst_reference::simulate(upload, params);
     for &d in kmst::exec::Dispatch::ALL {
         let got = kmst::exec::simulate(upload, params, d);
         assert!(

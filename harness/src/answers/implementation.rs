@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use kmst::exec::Dispatch;
-use kmst::reference::{Params, Scenario, ScenarioResult, SimResult, StreamError};
+use kmst_reference::{Params, Scenario, ScenarioResult, SimResult, StreamError};
 
 /// The answer of `check_run`: the error, if any, and the req of its event (S3, S6).
 pub type RunAnswer = (Option<StreamError>, u32);
@@ -131,14 +131,14 @@ impl DifferentialOracle for Implementation {
 
     fn check(&self, data: &[u8], region_size: u64) -> Result<(), StreamError> {
         match self {
-            Implementation::Reference => kmst::reference::check(data, region_size),
+            Implementation::Reference => kmst_reference::check(data, region_size),
             Implementation::Fast(_) => kmst::check::check(data, region_size),
         }
     }
 
     fn check_run(&self, data: &[u8], args: &RunArgs) -> RunAnswer {
         let f = match self {
-            Implementation::Reference => kmst::reference::check_run,
+            Implementation::Reference => kmst_reference::check_run,
             Implementation::Fast(_) => kmst::check::check_run,
         };
         f(
@@ -152,14 +152,14 @@ impl DifferentialOracle for Implementation {
 
     fn simulate(&self, upload: &[u8], params: &Params) -> SimResult {
         match self {
-            Implementation::Reference => kmst::reference::simulate(upload, params),
+            Implementation::Reference => kmst_reference::simulate(upload, params),
             Implementation::Fast(d) => kmst::exec::simulate(upload, params, *d),
         }
     }
 
     fn simulate_scenario(&self, scenario: &Scenario) -> Option<ScenarioResult> {
         match self {
-            Implementation::Reference => Some(kmst::reference::simulate_scenario(scenario)),
+            Implementation::Reference => Some(kmst_reference::simulate_scenario(scenario)),
             // The fast kernel runs one stream only so far.
             Implementation::Fast(_) => None,
         }

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use kmst::reference::{SimResult, StreamError};
+use kmst_reference::{SimResult, StreamError};
 
 use super::implementation::{RunAnswer, RunArgs};
 use super::source::CheckRunCase;

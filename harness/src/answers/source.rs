@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use kmst::reference::Params;
+use kmst_reference::Params;
 
 use super::implementation::RunArgs;
 

@@ -1,6 +1,6 @@
 //! One line that sums a run up, for reports.
 
-use kmst::reference::SimResult;
+use kmst_reference::SimResult;
 
 /// One line summing up a run.
 pub fn run_summary(r: &SimResult) -> String {

@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::Path;
 
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed, simulate_scenario_observed};
-use kmst::reference::{Params, Scenario, ScenarioResult};
+use kmst_reference::{Params, Scenario, ScenarioResult};
 
 use crate::answers::{
     Difference, DifferentialOracle, Implementation, Source, first_difference, run_difference,
@@ -27,10 +27,7 @@ pub const BUNDLED: [(&str, &str); 9] = [
         "rand_mod",
         include_str!("../../../corpus/bench/rand_mod.kms"),
     ),
-    (
-        "branchy",
-        include_str!("../../../corpus/bench/branchy.kms"),
-    ),
+    ("branchy", include_str!("../../../corpus/bench/branchy.kms")),
     (
         "submit_heavy",
         include_str!("../../../corpus/bench/submit_heavy.kms"),
@@ -217,7 +214,7 @@ impl Workload {
 /// A scenario's answer from `v`.
 pub fn simulate_scenario(scenario: &Scenario, v: Implementation) -> ScenarioResult {
     match v {
-        Implementation::Reference => kmst::reference::simulate_scenario(scenario),
+        Implementation::Reference => kmst_reference::simulate_scenario(scenario),
         Implementation::Fast(d) => kmst::exec::simulate_scenario(scenario, d),
     }
 }
@@ -273,7 +270,7 @@ pub fn check_agreement(
     };
     let fast = variants.iter().filter(|&&v| v != Implementation::Reference);
     if let Some(scenario) = &workload.scenario {
-        let reference = kmst::reference::simulate_scenario(scenario);
+        let reference = kmst_reference::simulate_scenario(scenario);
         for &v in fast {
             let got = simulate_scenario(scenario, v);
             if let Some(difference) = scenario_difference(&reference, &got) {

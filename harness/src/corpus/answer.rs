@@ -3,8 +3,6 @@
 
 use serde_json::{Map, Value};
 
-use kmst::reference;
-
 use super::{ANSWER_FIELDS, CorpusError};
 use crate::answers::{DifferentialOracle, Implementation, Source, check_run_json, run_json};
 
@@ -12,7 +10,7 @@ use crate::answers::{DifferentialOracle, Implementation, Source, check_run_json,
 /// model's answer and, if the source has cases, `check_run`.
 pub fn reference_answer(stream: &Source, upload: &[u8]) -> Result<Value, CorpusError> {
     let params = stream.params()?;
-    let result = reference::simulate(upload, &params);
+    let result = kmst_reference::simulate(upload, &params);
     let mut m = Map::new();
     let params_json = params.to_json_value().map_err(|e| CorpusError::Answer {
         stream: stream.name.clone(),

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use kmst::reference::Params;
+use kmst_reference::Params;
 
 use super::answer::{answer_part, reference_answer};
 use super::expect::{expect_at, expect_mismatch};

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use kmst::reference::scenario::json::from_json;
-use kmst::reference::{Scenario, simulate_scenario};
+use kmst_reference::scenario::json::from_json;
+use kmst_reference::{Scenario, simulate_scenario};
 
 use super::expect::expect_mismatch;
 use super::render::render;
@@ -267,7 +267,7 @@ pub fn write_scenario(dir: &Path, name: &str, force: bool) -> Result<Vec<Mismatc
 
 /// Which implementations run scenarios (their names, for reports).
 pub fn scenario_implementations(impls: &[Box<dyn DifferentialOracle>]) -> Vec<String> {
-    let probe = Scenario::new(kmst::reference::Params::default()).expect("no cancel_pass");
+    let probe = Scenario::new(kmst_reference::Params::default()).expect("no cancel_pass");
     impls
         .iter()
         .filter(|i| i.simulate_scenario(&probe).is_some())

@@ -16,7 +16,7 @@ use kmst::format::{
     HEADER_LEN, MicroOp, OP_LEN, TEMPLATE_LEN, Template, read_u32, templates_offset,
 };
 use kmst::ops::ImmKind;
-use kmst::reference::{Params, SimResult, StreamError};
+use kmst_reference::{Params, SimResult, StreamError};
 
 use crate::answers::{run_difference, run_summary};
 
@@ -166,7 +166,7 @@ pub fn compare_runs(
         "upload: {} bytes; check (region {}): {}",
         upload.len(),
         params.region_size,
-        verdict_text(&kmst::reference::check(upload, params.region_size))
+        verdict_text(&kmst_reference::check(upload, params.region_size))
     );
     let mut pcs = Vec::new();
     let _ = writeln!(

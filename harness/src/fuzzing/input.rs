@@ -16,7 +16,7 @@
 //!   one input runs at most a few hundred thousand micro-ops.
 
 use crate::answers::RunArgs;
-use kmst::reference::{Delay, Params, ResultModel};
+use kmst_reference::{Delay, Params, ResultModel};
 
 /// Bytes of the `check` target's prefix.
 pub const CHECK_PREFIX: usize = 160;

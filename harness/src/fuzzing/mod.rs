@@ -14,7 +14,7 @@ use arbitrary::{Result, Unstructured};
 
 use kmst::format::{Command, Header, MicroOp, NO_REGISTER, Template, Upload};
 use kmst::ops::{ImmKind, Opcode};
-use kmst::reference::{Delay, Params, ResultModel};
+use kmst_reference::{Delay, Params, ResultModel};
 
 /// One generated run: the upload bytes and the parameters.
 #[derive(Clone, Debug)]

@@ -8,7 +8,7 @@
 
 use arbitrary::{Result, Unstructured};
 
-use kmst::reference::{HostCommand, Params, Scenario};
+use kmst_reference::{HostCommand, Params, Scenario};
 
 use super::{arbitrary_job_loop, arbitrary_params, arbitrary_upload};
 

@@ -22,7 +22,7 @@ use crate::answers::RunArgs;
 use crate::fuzzing::input::{CheckPrefix, SimPrefix};
 use crate::fuzzing::script::Script;
 use crate::fuzzing::targets::Target;
-use kmst::reference::Params;
+use kmst_reference::Params;
 
 /// Saved uploads larger than this are left out of the seeds (libFuzzer's
 /// inputs stay small; the corpus replay test covers the large ones).
@@ -151,7 +151,7 @@ fn sim_signature(bytes: &[u8]) -> Option<(usize, String)> {
     crate::fuzzing::case(&mut u).ok()?;
     let used = bytes.len() - u.len();
     let case = crate::fuzzing::targets::structured_case(bytes)?;
-    let r = kmst::reference::simulate(&case.upload, &case.params);
+    let r = kmst_reference::simulate(&case.upload, &case.params);
     let kinds: BTreeSet<u8> = r.events.iter().map(|e| e.kind).collect();
     let sig = format!(
         "{:?} {:?} cmds>0:{} queued:{} stopped:{} kinds:{kinds:?} cancel:{}",
@@ -170,7 +170,7 @@ fn scenario_signature(bytes: &[u8]) -> Option<(usize, String)> {
     crate::fuzzing::scenario::arbitrary_scenario(&mut u).ok()?;
     let used = bytes.len() - u.len();
     let scenario = crate::fuzzing::targets::scenario::scenario_of(bytes)?;
-    let r = kmst::reference::simulate_scenario(&scenario);
+    let r = kmst_reference::simulate_scenario(&scenario);
     let kinds: BTreeSet<u8> = r.events.iter().map(|e| e.kind).collect();
     let outcomes: BTreeSet<String> = r.host.iter().map(|h| format!("{:?}", h.outcome)).collect();
     let sig = format!(

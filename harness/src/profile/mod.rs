@@ -26,7 +26,7 @@ pub use collect::{IdleRange, PassSample, ProfileObserver, SlotSpan, TURN_END_NAM
 pub use report::{EndRow, OpsRow, PcLine, Profile, QueueDepth, SlotOccupancy, SweepRow, Turns};
 
 use kmst::exec::{Dispatch, simulate_observed};
-use kmst::reference::{Params, SimResult, StreamError};
+use kmst_reference::{Params, SimResult, StreamError};
 
 /// Why a stream cannot be profiled.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed, simulate_scenario_observed};
 use kmst::format::Upload;
-use kmst::reference::{Params, Scenario};
+use kmst_reference::{Params, Scenario};
 
 /// A multiply-rotate hasher for small integer keys: these maps are touched
 /// once per executed micro-op, where SipHash would dominate.

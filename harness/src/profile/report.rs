@@ -12,8 +12,8 @@ use super::collect::{ProfileObserver, TURN_END_NAMES, turn_end_index};
 use kmst::exec::Dispatch;
 use kmst::format::{NO_REGISTER, SLOTS, Upload};
 use kmst::ops::Opcode;
-use kmst::reference::result::kind;
-use kmst::reference::{SimResult, Status};
+use kmst_reference::result::kind;
+use kmst_reference::{SimResult, Status};
 
 /// How many of the most executed lines the disassembly marks as hot.
 pub const HOT_LINES: usize = 5;

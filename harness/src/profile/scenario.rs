@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_scenario_observed};
 use kmst::format::SLOTS;
-use kmst::reference::{Outcome, Params, Scenario, ScenarioError, ScenarioResult};
+use kmst_reference::{Outcome, Params, Scenario, ScenarioError, ScenarioResult};
 
 use super::collect::{ProfileObserver, TURN_END_NAMES, TurnRecord, turn_end_index};
 use super::report::{EndRow, OpsRow, QueueDepth, SlotOccupancy, Turns, status_name};

@@ -34,7 +34,7 @@ use std::io::{self, Write};
 
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed};
 use kmst::format::SLOTS;
-use kmst::reference::{Params, SimResult};
+use kmst_reference::{Params, SimResult};
 use serde_json::{Value, json};
 
 use super::{IdleRange, PassSample, Profile, ProfileError, ProfileObserver, Run, TurnRecord};

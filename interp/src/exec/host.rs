@@ -15,8 +15,8 @@ use super::observer::Observer;
 use super::program::Program;
 use crate::check::{CheckedUpload, RUN_REJECTED, RunPlace};
 use crate::format::{HEADER_LEN, flags, upload_len_u64};
-use crate::reference::result::kind;
-use crate::reference::{HostCommand, HostOutcome, Outcome, Reason, Scenario, StreamError};
+use crate::types::result::kind;
+use crate::types::{HostCommand, HostOutcome, Outcome, Reason, Scenario, StreamError};
 
 /// A RUN's upload as set-up found it.
 #[derive(Clone, Copy, Debug)]

@@ -47,8 +47,8 @@ use super::tail::Tail;
 #[cfg(feature = "threaded")]
 use super::threaded::Threaded;
 use crate::check::CheckedUpload;
-use crate::reference::result::kind;
-use crate::reference::{
+use crate::types::result::kind;
+use crate::types::{
     Params, Reason, Scenario, ScenarioCommand, ScenarioResult, SimResult, Status, StreamError,
     StreamOutcome,
 };

@@ -14,7 +14,7 @@
 //!   its handler pointer ([`threaded`]).
 //!
 //! The reference model is not a dispatch variant: it is
-//! [`crate::reference::simulate`], and the harness lists it beside these.
+//! [`crate::types::simulate`], and the harness lists it beside these.
 //!
 //! Around them the fast kernel ([`kernel`], [`machine`]) runs the passes with
 //! bit-mask slots, a fixed 64-job queue and an idle skip that jumps over
@@ -42,7 +42,7 @@ use std::str::FromStr;
 pub use machine::Machine;
 pub use observer::{NoObserver, Observer, TurnEnd};
 
-use crate::reference::{Params, Scenario, ScenarioResult, SimResult};
+use crate::types::{Params, Scenario, ScenarioResult, SimResult};
 
 /// Which fast dispatch loop runs the stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -117,7 +117,7 @@ impl FromStr for Dispatch {
 }
 
 /// Runs the check and then the stream with `dispatch` (the same answer as
-/// [`crate::reference::simulate`] for every variant).
+/// [`crate::types::simulate`] for every variant).
 pub fn simulate(upload: &[u8], params: &Params, dispatch: Dispatch) -> SimResult {
     simulate_observed(upload, params, dispatch, &mut NoObserver)
 }
@@ -136,7 +136,7 @@ pub fn simulate_observed<O: Observer>(
 
 /// Runs a kernel scenario (S26..S36) with `dispatch`: every stream its RUNs
 /// start runs on that dispatch loop (the same answer as
-/// [`crate::reference::simulate_scenario`]).
+/// [`crate::types::simulate_scenario`]).
 pub fn simulate_scenario(scenario: &Scenario, dispatch: Dispatch) -> ScenarioResult {
     simulate_scenario_observed(scenario, dispatch, &mut NoObserver)
 }

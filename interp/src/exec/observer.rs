@@ -6,7 +6,7 @@
 
 #![forbid(unsafe_code)]
 
-use crate::reference::StreamError;
+use crate::types::StreamError;
 
 /// Why a stream's turn ended (S17, S18).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

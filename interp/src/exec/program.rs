@@ -12,7 +12,7 @@
 use crate::check::CheckedUpload;
 use crate::format::{ARGS, MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS, flags};
 use crate::ops::{ImmKind, Opcode};
-use crate::reference::SubmittedCommand;
+use crate::types::SubmittedCommand;
 
 use super::chain::straight;
 use super::handler::{HEAD, Handler, Inst, MAX_BLOCK, OpIndex, len_in_imm};

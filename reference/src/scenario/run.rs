@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use super::answer::{HostOutcome, Outcome, ScenarioCommand, ScenarioResult, StreamOutcome};
 use super::{HostCommand, Scenario};
 use crate::check::{self, HEADER_LEN};
+use crate::models::Models;
 use crate::params::Params;
 use crate::program::Program;
 use crate::result::{Event, Reason, Status, StreamError, SubmittedCommand, kind};

@@ -27,7 +27,7 @@ use crate::fuzzing::divergence::{Divergence, caught};
 use crate::fuzzing::script::Script;
 use kmst::builder::BuildError;
 use kmst::format::{Upload, upload_len};
-use kmst::reference::Params;
+use kmst_reference::Params;
 
 use super::check::check_with;
 use super::sim::sim_all;

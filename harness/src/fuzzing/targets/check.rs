@@ -15,7 +15,7 @@ use crate::answers::{DifferentialOracle, RunArgs, with_checkers};
 use crate::fuzzing::divergence::{Divergence, caught, disasm_around, verdict_text};
 use crate::fuzzing::input::CheckPrefix;
 use kmst::format::{HEADER_LEN, OP_LEN, TEMPLATE_LEN, Upload, templates_offset};
-use kmst::reference::StreamError;
+use kmst_reference::StreamError;
 
 use super::{Agreement, Target, divergence};
 
@@ -119,7 +119,7 @@ fn first_byte_difference(a: &[u8], b: &[u8]) -> Option<usize> {
 /// S10 and P6 on `data`, whose check verdict both checkers agree on.
 fn round_trips(target: Target, data: &[u8]) -> Result<(), Divergence> {
     let len = data.len() as u64;
-    let verdict = kmst::reference::check(data, len);
+    let verdict = kmst_reference::check(data, len);
     let decoded = caught(|| Upload::decode(data));
     let fail = |title: &str, body: String| Err(divergence(target, title.to_owned(), body));
     match (&verdict, &decoded) {
@@ -203,7 +203,7 @@ fn round_trips(target: Target, data: &[u8]) -> Result<(), Divergence> {
                 );
             }
             Ok(Ok(back)) => {
-                let back_verdict = kmst::reference::check(&back, back.len() as u64);
+                let back_verdict = kmst_reference::check(&back, back.len() as u64);
                 if back.len() != data.len() || back_verdict != verdict {
                     return fail(
                         "the disassembly re-assembles to another length or verdict (P6)",

@@ -20,7 +20,7 @@ use arbitrary::Unstructured;
 use crate::fuzzing::divergence::{Divergence, caught};
 use crate::fuzzing::input::{CheckPrefix, SimPrefix};
 use crate::fuzzing::script::Script;
-use kmst::reference::{Params, Status, StreamError};
+use kmst_reference::{Params, Status, StreamError};
 
 pub mod builder;
 pub mod check;

@@ -17,7 +17,7 @@ use crate::fuzzing::divergence::{Divergence, caught};
 use crate::fuzzing::scenario::arbitrary_scenario;
 use crate::profile::ProfileObserver;
 use kmst::exec::{Dispatch, simulate_scenario, simulate_scenario_observed};
-use kmst::reference::{Scenario, ScenarioResult};
+use kmst_reference::{Scenario, ScenarioResult};
 
 use super::{Agreement, Target, divergence};
 
@@ -51,7 +51,7 @@ pub(super) fn scenario(input: &[u8]) -> Result<Agreement, Divergence> {
     let Some(scenario) = scenario_of(input) else {
         return Ok(Agreement::Skipped);
     };
-    let want = caught(|| kmst::reference::simulate_scenario(&scenario));
+    let want = caught(|| kmst_reference::simulate_scenario(&scenario));
     let observed = Dispatch::ALL[input.len() % Dispatch::ALL.len()];
     let mut runs: Vec<(String, Result<ScenarioResult, String>)> = Dispatch::ALL
         .iter()

@@ -17,7 +17,7 @@ use crate::answers::{
 use crate::fuzzing::divergence::{Divergence, caught, compare_runs};
 use crate::profile::ProfileObserver;
 use kmst::exec::{Dispatch, simulate_observed};
-use kmst::reference::{Params, SimResult, StreamError};
+use kmst_reference::{Params, SimResult, StreamError};
 
 use super::{Agreement, Target, divergence};
 

@@ -19,7 +19,7 @@ use std::io::Write;
 
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_scenario_observed};
 use kmst::format::SLOTS;
-use kmst::reference::{HostCommand, Outcome, Scenario, ScenarioResult};
+use kmst_reference::{HostCommand, Outcome, Scenario, ScenarioResult};
 use serde_json::json;
 
 use super::{Events, PID, TID_SLOT0, TraceEnd, TraceError};

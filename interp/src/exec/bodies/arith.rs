@@ -5,7 +5,7 @@
 use super::{Ctx, Exit, Flow, OpBody, Src, get, operand_b, operand_c, run_via_acc, set};
 use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
-use crate::reference::Reason;
+use crate::types::Reason;
 
 macro_rules! three_reg {
     ($($name:ident: $f:expr;)*) => {$(

@@ -3,7 +3,7 @@
 use super::{Ctx, Exit, Flow, OpBody, Src, operand_a, operand_b, run_via_acc};
 use crate::exec::handler::Inst;
 use crate::exec::observer::Observer;
-use crate::reference::Reason;
+use crate::types::Reason;
 
 /// The jump target of a decoded jump.
 ///

@@ -124,11 +124,7 @@ impl OpBody for Event {
         // SAFETY: OpBody's contract.
         unsafe {
             let req = (*ctx.stream).req;
-            (*ctx.kernel).post(
-                crate::reference::result::kind::STREAM,
-                req,
-                get(regs, (*ip).a),
-            );
+            (*ctx.kernel).post(crate::types::result::kind::STREAM, req, get(regs, (*ip).a));
             Ok(ip.add(1))
         }
     }

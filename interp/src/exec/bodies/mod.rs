@@ -22,7 +22,7 @@ pub(crate) use super::handler::{Exit, Flow};
 use super::kernel::{Kernel, Refusal, StreamMeta};
 use super::observer::Observer;
 use super::program::Tmpl;
-use crate::reference::Reason;
+use crate::types::Reason;
 
 /// The state one turn of one stream works on, reached through raw pointers
 /// because the handlers receive it type-erased as `*mut ()`.

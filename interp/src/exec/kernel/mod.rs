@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 mod groups;
+mod models;
 mod queue;
 mod stream;
 
@@ -30,13 +31,14 @@ pub(crate) use queue::{BLANK, QUEUE_CAP};
 pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 
 use self::groups::{Free, overlaps};
+use self::models::{Delays, Results};
 use self::queue::{EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_slab};
 use super::handler::Exit;
 use super::hint;
 use super::observer::Observer;
 use super::program::Tmpl;
 use crate::format::{NO_REGISTER, SLOTS, flags};
-use crate::reference::{Delay, Event, Params, Reason, ResultModel, SubmittedCommand};
+use crate::types::{Event, Params, Reason, SubmittedCommand};
 
 /// The owner of host-queued jobs and host commands.
 pub(crate) const HOST: u16 = u16::MAX;
@@ -61,108 +63,6 @@ pub(crate) struct Slot {
     /// Its sequence number, the index of its record in `commands`, where
     /// the rest of what it recorded (its pc) is read when needed.
     pub seq: u64,
-}
-
-/// The delay model (S23) as the kernel evaluates it for each command in
-/// sequence order: `base + sequence % modulo`, the remainder kept as a
-/// counter instead of a division per command. A fixed delay is a cycle of
-/// modulo 1, and never a fixed delay of `u64::MAX` (its ack saturates to
-/// never), so the common models take one path without a jump table; a
-/// table or a closure goes through [`Params::delay_of`] on the record.
-/// What it gives is the delay plus one, the passes from submit to ack
-/// (S12), so that the ack is one saturating add.
-#[derive(Clone, Copy, Debug)]
-struct Delays {
-    /// The base delay plus one (`u64::MAX`: never).
-    base: u64,
-    modulo: u64,
-    /// The next command's `sequence % modulo`.
-    at: u64,
-    /// A table or a closure.
-    general: bool,
-}
-
-impl Delays {
-    /// The model before the first command (sequence 0).
-    fn of(delay: &Delay) -> Delays {
-        let cycle = |base: u64, modulo: u64| Delays {
-            base,
-            modulo,
-            at: 0,
-            general: false,
-        };
-        match *delay {
-            Delay::Fixed(d) => cycle(u64::from(d) + 1, 1),
-            // A cycle of modulo 0 is out of range (S25); the model says never.
-            Delay::Never | Delay::Cycle { modulo: 0, .. } => cycle(u64::MAX, 1),
-            Delay::Cycle { base, modulo } => cycle(u64::from(base) + 1, u64::from(modulo)),
-            Delay::Table(_) | Delay::Custom(_) => Delays {
-                general: true,
-                ..cycle(0, 1)
-            },
-        }
-    }
-
-    /// The delay of the next command in sequence order plus one:
-    /// `u64::MAX` for never. `record` is that command's, for a table or a
-    /// closure.
-    #[inline(always)]
-    fn next(&mut self, params: &Params, record: Option<&SubmittedCommand>) -> u64 {
-        if self.general {
-            return record
-                .and_then(|r| params.delay_of(r))
-                .map_or(u64::MAX, |d| d.saturating_add(1));
-        }
-        // `base` is u64::MAX only with modulo 1, where `at` stays 0; else
-        // at most 2^32 + 2^32.
-        let d = self.base + self.at;
-        let next = self.at + 1;
-        self.at = if next == self.modulo { 0 } else { next };
-        d
-    }
-}
-
-/// The result model (S23) as the kernel evaluates it: zero and sequence
-/// as one mask of the sequence number, without a jump table; an argument,
-/// a table or a closure out of line, on the record.
-#[derive(Clone, Copy, Debug)]
-struct Results {
-    /// All ones for sequence (its low 32 bits), 0 for zero.
-    sequence_mask: u32,
-    /// An argument's, a table's or a closure's model.
-    on_record: bool,
-}
-
-impl Results {
-    fn of(result: &ResultModel) -> Results {
-        let mask = |sequence_mask| Results {
-            sequence_mask,
-            on_record: false,
-        };
-        match *result {
-            // An argument above 9 is out of range (S25); the model gives 0.
-            ResultModel::Zero | ResultModel::Arg(10..) => mask(0),
-            ResultModel::Sequence => mask(u32::MAX),
-            ResultModel::Arg(_) | ResultModel::Table(_) | ResultModel::Custom(_) => Results {
-                sequence_mask: 0,
-                on_record: true,
-            },
-        }
-    }
-}
-
-/// The result of the `record` just made under an argument's, a table's or
-/// a closure's model (S23).
-///
-/// Not marked cold: a cold call here cost the queue's turn 3,200
-/// instructions a run of jobs_1000 in spills around it.
-#[inline]
-fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
-    let Some(record) = record else { return 0 };
-    match params.result {
-        ResultModel::Arg(k) => record.args.get(usize::from(k)).copied().unwrap_or(0),
-        _ => params.result_of(record),
-    }
 }
 
 /// The command [`Kernel::take_slot`] takes a slot for: what its record
@@ -345,12 +245,11 @@ impl Kernel {
         // (never past u64: a never or an overflow saturates to u64::MAX).
         let ack = pass.saturating_add(delay_1);
         let has_result = t_flags & flags::RESULT != 0;
-        let result = if !has_result {
-            0
-        } else if self.results.on_record {
-            result_on_record(&self.params, self.commands.last())
+        let result = if has_result {
+            self.results
+                .next(&self.params, sequence, self.commands.last())
         } else {
-            sequence as u32 & self.results.sequence_mask
+            0
         };
         // S13, S31: deadline_passes, else the stream header's (both in
         // `fixed_deadline`), else the default in force now.
@@ -987,6 +886,7 @@ mod tests {
     use super::*;
     use crate::exec::observer::NoObserver;
     use crate::exec::program::Arg;
+    use crate::types::{Delay, ResultModel};
 
     /// S23's cycle(2, 3): command k's delay is 2 + k % 3, so in pass 0
     /// (acknowledged in pass 1 + d, S12) commands 0..7 are acknowledged in

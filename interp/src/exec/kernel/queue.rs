@@ -20,7 +20,7 @@ use std::simd::cmp::SimdPartialOrd;
 use std::simd::i16x16;
 
 use crate::format::flags;
-use crate::reference::SubmittedCommand;
+use crate::types::SubmittedCommand;
 
 /// The most jobs waiting in the queue.
 pub(crate) const QUEUE_CAP: usize = 64;

@@ -3,7 +3,7 @@
 
 use super::Kernel;
 use super::queue::QUEUE_CAP;
-use crate::reference::StreamError;
+use crate::types::StreamError;
 
 /// How a stream stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +94,7 @@ pub(crate) struct Stream {
 mod tests {
     use super::*;
     use crate::exec::kernel::queue::Job;
-    use crate::reference::Params;
+    use crate::types::Params;
 
     fn stream(pending: u32) -> StreamMeta {
         StreamMeta {

@@ -8,6 +8,9 @@
 //! takes a loader, and [`read_file`] loads raw bytes (an engine may assemble
 //! its own assembly text instead).
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
