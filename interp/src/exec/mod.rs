@@ -21,100 +21,32 @@
 //! passes where nothing can change. Every variant gives exactly the reference
 //! model's [`SimResult`]. See docs/dispatch.md.
 
-pub(crate) mod bodies;
-pub(crate) mod chain;
+// The layers, lowest first: no module imports one above it
+// (scripts/layers.py checks it in CI; docs/dispatch.md "Layers").
+// L0, leaf types:
 pub(crate) mod handler;
 pub(crate) mod hint;
-pub(crate) mod host;
-pub(crate) mod kernel;
-pub mod machine;
+pub(crate) mod inst;
 pub mod observer;
-pub(crate) mod program;
-#[cfg(feature = "switch")]
-pub(crate) mod switch;
-pub(crate) mod tail;
-#[cfg(feature = "threaded")]
-pub(crate) mod threaded;
+pub(crate) mod operand;
+pub(crate) mod template;
+// L1, the kernel:
+pub(crate) mod kernel;
+// L2, the bodies and the fuel of one step:
+pub(crate) mod bodies;
+pub(crate) mod step;
+// L3, the decoder:
+pub(crate) mod decode;
+// L4, the dispatch loops and the one place a variant is chosen:
+pub mod dispatch;
+// L5, the machine: streams, turns, passes, the host phase:
+pub mod machine;
 
-use std::fmt;
-use std::str::FromStr;
-
+pub use dispatch::{Dispatch, UnknownDispatch};
 pub use machine::Machine;
 pub use observer::{NoObserver, Observer, TurnEnd};
 
 use crate::types::{Params, Scenario, ScenarioResult, SimResult};
-
-/// Which fast dispatch loop runs the stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Dispatch {
-    /// Tail-call table (the default).
-    #[default]
-    Tail,
-    /// `loop { match }` over the pre-decoded program.
-    #[cfg(feature = "switch")]
-    Switch,
-    /// Direct threading: each instruction stores its handler.
-    #[cfg(feature = "threaded")]
-    Threaded,
-}
-
-impl Dispatch {
-    /// Every variant compiled into this build, the default first.
-    pub const ALL: &'static [Dispatch] = &[
-        Dispatch::Tail,
-        #[cfg(feature = "switch")]
-        Dispatch::Switch,
-        #[cfg(feature = "threaded")]
-        Dispatch::Threaded,
-    ];
-
-    /// Its name: `tail`, `switch` or `threaded`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dispatch::Tail => "tail",
-            #[cfg(feature = "switch")]
-            Dispatch::Switch => "switch",
-            #[cfg(feature = "threaded")]
-            Dispatch::Threaded => "threaded",
-        }
-    }
-}
-
-impl fmt::Display for Dispatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A dispatch name that is unknown or not compiled into this build.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownDispatch(pub String);
-
-impl fmt::Display for UnknownDispatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = Dispatch::ALL.iter().map(|d| d.name()).collect();
-        write!(
-            f,
-            "unknown dispatch `{}` (this build has: {})",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownDispatch {}
-
-impl FromStr for Dispatch {
-    type Err = UnknownDispatch;
-
-    fn from_str(s: &str) -> Result<Dispatch, UnknownDispatch> {
-        Dispatch::ALL
-            .iter()
-            .copied()
-            .find(|d| d.name() == s)
-            .ok_or_else(|| UnknownDispatch(s.to_owned()))
-    }
-}
 
 /// Runs the check and then the stream with `dispatch` (the same answer as
 /// [`crate::types::simulate`] for every variant).

@@ -2,9 +2,10 @@
 //!
 //! Registers are u32 and arithmetic wraps (docs/spec.md "Micro-ops").
 
-use super::{Ctx, Exit, Flow, OpBody, Src, get, operand_b, operand_c, run_via_acc, set};
-use crate::exec::handler::Inst;
+use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
+use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
+use crate::exec::operand::{get, operand_b, operand_c, set};
 use crate::types::Reason;
 
 macro_rules! three_reg {

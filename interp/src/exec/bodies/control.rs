@@ -1,8 +1,9 @@
 //! Jumps (JMP, JLT, JEQ, JNZ) and the `End` sentinel past the last micro-op.
 
-use super::{Ctx, Exit, Flow, OpBody, Src, operand_a, operand_b, run_via_acc};
-use crate::exec::handler::Inst;
+use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
+use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
+use crate::exec::operand::{operand_a, operand_b};
 use crate::types::Reason;
 
 /// The jump target of a decoded jump.

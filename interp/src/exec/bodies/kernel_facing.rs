@@ -4,9 +4,10 @@
 //! EVENT and TIME first return [`Exit::Resync`] inside a span of quick passes
 //! (machine.rs), so that they run knowing their pass.
 
-use super::{Ctx, Exit, Flow, OpBody, Src, get, run_via_acc, set};
-use crate::exec::handler::Inst;
+use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
+use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
+use crate::exec::operand::{get, set};
 
 /// `HALT a`: wait while anything of the stream is pending, else end with status a.
 pub(crate) struct Halt;

@@ -27,16 +27,16 @@ mod models;
 mod queue;
 mod stream;
 
-pub(crate) use queue::{BLANK, QUEUE_CAP};
+pub(crate) use queue::QUEUE_CAP;
 pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};
 
 use self::groups::{Free, overlaps};
 use self::models::{Delays, Results};
 use self::queue::{EXCLUSIVE, Job, Queue, STARVATION, WINDOW, entry_slab};
-use super::handler::Exit;
 use super::hint;
+use super::inst::Exit;
 use super::observer::Observer;
-use super::program::Tmpl;
+use super::template::{BLANK, Tmpl};
 use crate::format::{NO_REGISTER, SLOTS, flags};
 use crate::types::{Event, Params, Reason, SubmittedCommand};
 
@@ -490,7 +490,7 @@ impl Kernel {
                 count,
                 args,
                 queued: true,
-                ..queue::BLANK
+                ..BLANK
             },
             id: self.job_ids,
             deadline: self.params.deadline_passes,
@@ -885,7 +885,7 @@ const _: () = assert!(MAX_STREAMS <= 4 && (QUEUE_CAP as u32) < u32::MAX);
 mod tests {
     use super::*;
     use crate::exec::observer::NoObserver;
-    use crate::exec::program::Arg;
+    use crate::exec::template::Arg;
     use crate::types::{Delay, ResultModel};
 
     /// S23's cycle(2, 3): command k's delay is 2 + k % 3, so in pass 0

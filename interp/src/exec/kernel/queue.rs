@@ -19,6 +19,7 @@
 use std::simd::cmp::SimdPartialOrd;
 use std::simd::i16x16;
 
+use crate::exec::template::BLANK;
 use crate::format::flags;
 use crate::types::SubmittedCommand;
 
@@ -44,20 +45,6 @@ pub(crate) struct Job {
     /// The stream that queued it, or [`super::HOST`].
     pub owner: u16,
 }
-
-/// A record with every field 0 (false): the prototypes' start.
-pub(crate) const BLANK: SubmittedCommand = SubmittedCommand {
-    sequence: 0,
-    slot: 0,
-    handler: 0,
-    first: 0,
-    count: 0,
-    flags: 0,
-    args: [0; 10],
-    pass_index: 0,
-    pc: 0,
-    queued: false,
-};
 
 #[cfg(test)]
 impl Job {

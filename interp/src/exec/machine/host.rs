@@ -9,11 +9,11 @@
 
 use smallvec::SmallVec;
 
-use super::kernel::MAX_STREAMS;
-use super::machine::Machine;
-use super::observer::Observer;
-use super::program::Program;
+use super::Machine;
 use crate::check::{CheckedUpload, RUN_REJECTED, RunPlace};
+use crate::exec::decode::Program;
+use crate::exec::kernel::MAX_STREAMS;
+use crate::exec::observer::Observer;
 use crate::format::{HEADER_LEN, flags, upload_len_u64};
 use crate::types::result::kind;
 use crate::types::{HostCommand, HostOutcome, Outcome, Reason, Scenario, StreamError};

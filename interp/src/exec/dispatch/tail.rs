@@ -7,8 +7,8 @@
 use std::marker::PhantomData;
 
 use super::chain::{NextHandler, tables};
-use super::handler::{Handler, Inst, TABLE_LEN};
-use super::observer::Observer;
+use crate::exec::inst::{Handler, Inst, TABLE_LEN};
+use crate::exec::observer::Observer;
 
 /// The handler table for observer `O`.
 pub(crate) struct Tail<O>(PhantomData<O>);

@@ -35,18 +35,18 @@
 
 use smallvec::SmallVec;
 
-use super::Dispatch;
-use super::bodies::Ctx;
-use super::chain::enter;
-use super::handler::Exit;
-use super::host::Host;
-use super::kernel::{Kernel, Life, MAX_STREAMS, Stream, StreamEnd, StreamMeta, Waiting};
-use super::observer::{Observer, TurnEnd};
-use super::program::Program;
-use super::tail::Tail;
-#[cfg(feature = "threaded")]
-use super::threaded::Threaded;
+mod host;
+
+use self::host::Host;
 use crate::check::CheckedUpload;
+use crate::exec::bodies::Ctx;
+use crate::exec::decode::Program;
+use crate::exec::dispatch::{self, Dispatch};
+use crate::exec::inst::Exit;
+use crate::exec::kernel::{
+    self, Kernel, Life, MAX_STREAMS, Stream, StreamEnd, StreamMeta, Waiting,
+};
+use crate::exec::observer::{Observer, TurnEnd};
 use crate::types::result::kind;
 use crate::types::{
     Params, Reason, Scenario, ScenarioCommand, ScenarioResult, SimResult, Status, StreamError,
@@ -201,13 +201,8 @@ impl Machine {
     /// Runs the passes with the given fast variant, calling `obs`'s hooks.
     /// A machine runs once; calling `run` again does nothing.
     pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
-        #[cfg(feature = "threaded")]
-        if dispatch == Dispatch::Threaded {
-            for p in &mut self.programs {
-                for inst in &mut p.insts {
-                    inst.handler = super::threaded::Threaded::<O>::of(inst.op);
-                }
-            }
+        for p in &mut self.programs {
+            dispatch::prepare::<O>(dispatch, &mut p.insts);
         }
         if self.runnable && !self.ran {
             self.ran = true;
@@ -262,7 +257,7 @@ impl Machine {
             .zip(self.kernel.owners)
             .map(|(command, owner)| ScenarioCommand {
                 command,
-                stream: (owner != super::kernel::HOST).then_some(usize::from(owner)),
+                stream: (owner != kernel::HOST).then_some(usize::from(owner)),
             })
             .collect();
         ScenarioResult {
@@ -462,15 +457,7 @@ impl Machine {
             // `Ctx<O>` above whose pointers are disjoint (the program's
             // still those of stream `i`'s), `chain >= 1`; a threaded
             // program had its handlers set for `O` by `run`.
-            let exit = unsafe {
-                match dispatch {
-                    #[cfg(feature = "switch")]
-                    Dispatch::Switch => super::switch::run::<O>(ip, regs, erased, chain),
-                    #[cfg(feature = "threaded")]
-                    Dispatch::Threaded => enter::<O, Threaded<O>>(ip, regs, erased, chain),
-                    Dispatch::Tail => enter::<O, Tail<O>>(ip, regs, erased, chain),
-                }
-            };
+            let exit = unsafe { dispatch::enter::<O>(dispatch, ip, regs, erased, chain) };
             let pc = ctx.pc(ctx.exit_ip);
             let mut left = ctx.exit_fuel;
             if span != 0 {
@@ -835,7 +822,7 @@ impl Machine {
         let s = self.kernel.slots[slot];
         self.kernel.stopped = true;
         let owner = usize::from(s.owner);
-        if s.owner != super::kernel::HOST && self.streams[owner].meta.life == Life::Active {
+        if s.owner != kernel::HOST && self.streams[owner].meta.life == Life::Active {
             // Its record holds the pc of its SUBMIT or ENQUEUE.
             let pc = self.kernel.commands[s.seq as usize].pc;
             self.fail(owner, Reason::Deadline, pc);

@@ -20,12 +20,14 @@
 
 use std::marker::PhantomData;
 
-use super::bodies::{self, OpBody, Regs, Src, exit_at, run_pair, run_pair_charged, step};
-use super::handler::{
-    Exit, Free, HANDLERS, HEAD, Handler, Inst, OpIndex, TABLE_LEN, for_each_fused, handler_fn,
-    len_in_imm, tail_call,
+use crate::exec::bodies;
+use crate::exec::handler::{handler_fn, tail_call};
+use crate::exec::inst::{
+    Exit, Free, HANDLERS, HEAD, Handler, Inst, OpIndex, TABLE_LEN, for_each_fused, len_in_imm,
 };
-use super::observer::Observer;
+use crate::exec::observer::Observer;
+use crate::exec::operand::{self, Src};
+use crate::exec::step::{One, Pair, Unit, exit_at};
 
 /// How a chained handler finds the charged or head handler of the next
 /// instruction.
@@ -35,104 +37,6 @@ pub(crate) trait NextHandler {
     /// # Safety
     /// `next` satisfies the handler contract (handler.rs) for observer `O`.
     unsafe fn of<O: Observer>(next: *const Inst) -> Handler;
-}
-
-/// What one handler runs: one micro-op ([`One`]) or a superinstruction's two
-/// ([`Pair`]).
-pub(crate) trait Unit {
-    /// Runs the unit counting one unit of fuel per micro-op (`fuel >= 1`):
-    /// `Ok((next, fuel left))`, a pair stopping between its parts when one
-    /// unit is left; `Err` after recording the exit point.
-    ///
-    /// # Safety
-    /// The handler contract (handler.rs), and `ip` holds this unit.
-    unsafe fn counted<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<(*const Inst, u32), Exit>;
-
-    /// Runs the unit inside a block whose head charged it; `fuel` is what
-    /// is left after the charge. `Err` after recording the exit point with
-    /// the stopping micro-op's unit given back (it ends its block).
-    ///
-    /// # Safety
-    /// As [`Unit::counted`].
-    unsafe fn charged<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<*const Inst, Exit>;
-}
-
-/// One micro-op body as a [`Unit`], reading the operands `S` names from
-/// the accumulator when its block's head paid (a forwarding variant).
-pub(crate) struct One<B, S = Regs>(PhantomData<(B, S)>);
-
-impl<B: OpBody, S: Src> Unit for One<B, S> {
-    #[inline(always)]
-    unsafe fn counted<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<(*const Inst, u32), Exit> {
-        // SAFETY: the caller's contract.
-        // A counted micro-op may be the first of a turn, with nothing in
-        // the accumulator: it reads where `S` says when none is held.
-        unsafe { step::<B, O, S::Held>(ip, regs, ctx, fuel, acc).map(|next| (next, fuel - 1)) }
-    }
-
-    #[inline(always)]
-    unsafe fn charged<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<*const Inst, Exit> {
-        // SAFETY: the caller's contract; a micro-op that stops ends its
-        // block, so it gives its own unit back.
-        unsafe { step::<B, O, S>(ip, regs, ctx, fuel + 1, acc) }
-    }
-}
-
-/// A superinstruction, `A` (its operands from where `SA` says: the
-/// register file or in place) then `B` (from where `SB` says: the register
-/// file, or the accumulator `A` left), as a [`Unit`].
-pub(crate) struct Pair<A, B, SA = Regs, SB = Regs>(PhantomData<(A, B, SA, SB)>);
-
-impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
-    #[inline(always)]
-    unsafe fn counted<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<(*const Inst, u32), Exit> {
-        // SAFETY: the caller's contract: the decoder gave this index only to
-        // an `A` meeting `SA`'s condition followed by a `B` meeting `SB`'s
-        // (run_pair's contract).
-        unsafe { run_pair::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
-    }
-
-    #[inline(always)]
-    unsafe fn charged<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<*const Inst, Exit> {
-        // SAFETY: as `counted`.
-        unsafe { run_pair_charged::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
-    }
 }
 
 handler_fn! {
@@ -276,12 +180,6 @@ pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
     unsafe { (Checked::<O, N>::of(ip))(ip, regs, 0, Free::uninit(), ctx, fuel) }
 }
 
-/// Whether each dense index's unit is straight (`OpBody::STRAIGHT`; a
-/// superinstruction by its second micro-op, the first always being straight).
-pub(crate) fn straight(index: OpIndex) -> bool {
-    STRAIGHT[index as usize]
-}
-
 macro_rules! chain_table_ops {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
         for_each_fused!(chain_table_all [$($name)*]);
@@ -292,22 +190,15 @@ macro_rules! chain_table_ops {
 /// register file.
 macro_rules! src_or_regs {
     () => {
-        bodies::Regs
+        operand::Regs
     };
     ($src:ident) => {
-        bodies::src::$src
+        operand::src::$src
     };
 }
 
 macro_rules! chain_table_all {
     ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
-        const STRAIGHT: [bool; HANDLERS] = [
-            $(<bodies::$name as OpBody>::STRAIGHT,)*
-            false,
-            $(<bodies::$second as OpBody>::STRAIGHT,)*
-            $(<bodies::$base as OpBody>::STRAIGHT,)*
-        ];
-
         /// The two handler tables of variant `N` for observer `O`, by `op`
         /// byte: (counted, charged), each with the head handlers from
         /// [`HEAD`] on. The unused entries between hold `End`'s counted
@@ -319,13 +210,13 @@ macro_rules! chain_table_all {
                 $(counted::<One<bodies::$name>, O, N> as Handler,)*
                 counted::<One<bodies::End>, O, N> as Handler,
                 $(counted::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O, N> as Handler,)*
-                $(counted::<One<bodies::$base, <bodies::src::$src as Src>::Held>, O, N> as Handler,)*
+                $(counted::<One<bodies::$base, <operand::src::$src as Src>::Held>, O, N> as Handler,)*
             ];
             let inside: [Handler; HANDLERS] = [
                 $(charged::<One<bodies::$name>, O, N> as Handler,)*
                 charged::<One<bodies::End>, O, N> as Handler,
                 $(charged::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O, N> as Handler,)*
-                $(charged::<One<bodies::$base, bodies::src::$src>, O, N> as Handler,)*
+                $(charged::<One<bodies::$base, operand::src::$src>, O, N> as Handler,)*
             ];
             let heads: [Handler; HANDLERS] = [
                 $(head::<One<bodies::$name>, { len_in_imm(OpIndex::$name.first_opcode()) }, O, N> as Handler,)*
@@ -333,7 +224,7 @@ macro_rules! chain_table_all {
                 $(head::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, { len_in_imm(OpIndex::$fused.first_opcode()) }, O, N> as Handler,)*
                 // Only an in-place variant is ever a head (the decoder
                 // forwards the accumulator only inside a block).
-                $(head::<One<bodies::$base, <bodies::src::$src as Src>::Held>, { len_in_imm(OpIndex::$var.first_opcode()) }, O, N> as Handler,)*
+                $(head::<One<bodies::$base, <operand::src::$src as Src>::Held>, { len_in_imm(OpIndex::$var.first_opcode()) }, O, N> as Handler,)*
             ];
             let filler = counted::<One<bodies::End>, O, N> as Handler;
             let mut c = [filler; TABLE_LEN];

@@ -10,89 +10,15 @@
 //! their lengths (handler.rs "Blocks"), then fuses pairs inside blocks.
 
 use crate::check::CheckedUpload;
-use crate::format::{ARGS, MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS, flags};
+use crate::format::{MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS, flags};
 use crate::ops::{ImmKind, Opcode};
 use crate::types::SubmittedCommand;
 
-use super::chain::straight;
-use super::handler::{HEAD, Handler, Inst, MAX_BLOCK, OpIndex, len_in_imm};
-use super::kernel::BLANK;
-use super::observer::NoObserver;
-use super::tail::Tail;
-
-/// One pre-decoded template (80 bytes in the upload).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Tmpl {
-    /// The record of a command from it (S19): handler, flags, the fixed
-    /// group and the unpatched arguments; SUBMIT and ENQUEUE copy it and
-    /// fill in the rest.
-    pub proto: SubmittedCommand,
-    /// `(argument, register)` pairs, `patch_count` of them, all in range (S5).
-    pub patches: [(Arg, u8); MAX_PATCHES],
-    pub patch_count: u8,
-    /// A register, or `NO_REGISTER`.
-    pub first_register: u8,
-    pub count_register: u8,
-}
-
-impl Tmpl {
-    /// Its `(argument, register)` patches, in order.
-    #[inline(always)]
-    pub fn patches(&self) -> &[(Arg, u8)] {
-        &self.patches[..usize::from(self.patch_count).min(MAX_PATCHES)]
-    }
-}
-
-/// An argument index, 0..10 (S5). As a type of ten values it indexes a
-/// record's `[u32; 10]` arguments with no bounds check and no clamp (the
-/// clamp cost SUBMIT 4 instructions a patch).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum Arg {
-    A0,
-    A1,
-    A2,
-    A3,
-    A4,
-    A5,
-    A6,
-    A7,
-    A8,
-    A9,
-}
-
-impl Arg {
-    /// The argument of index `i`, if there is one.
-    pub(crate) const fn of(i: u8) -> Option<Arg> {
-        const ALL: [Arg; ARGS] = [
-            Arg::A0,
-            Arg::A1,
-            Arg::A2,
-            Arg::A3,
-            Arg::A4,
-            Arg::A5,
-            Arg::A6,
-            Arg::A7,
-            Arg::A8,
-            Arg::A9,
-        ];
-        if (i as usize) < ARGS {
-            Some(ALL[i as usize])
-        } else {
-            None
-        }
-    }
-}
-
-/// The header fields the kernel reads.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Head {
-    pub op_count: u32,
-    pub max_steps: u32,
-    pub deadline_us: u32,
-    pub req: u32,
-    pub seed: u32,
-}
+use super::handler::UNSET;
+use super::inst::{HEAD, Inst, MAX_BLOCK, OpIndex, for_each_fused, len_in_imm};
+use super::operand::Src;
+use super::step::straight;
+use super::template::{Arg, BLANK, Head, Tmpl};
 
 /// A pre-decoded upload.
 pub(crate) struct Program {
@@ -153,8 +79,7 @@ impl Program {
                 }
             })
             .collect();
-        let placeholder: Handler =
-            const { Tail::<NoObserver>::TABLE[(OpIndex::End as u8 | HEAD) as usize] };
+        let placeholder = UNSET;
         let mut insts = Vec::with_capacity(op_count + 1);
         for pc in 0..upload.op_count() {
             let (opcode, op) = upload.op(pc);
@@ -259,7 +184,7 @@ impl Program {
                 continue;
             }
             let (first, second) = (&insts[pc - 1], &insts[pc]);
-            if let Some(fused) = OpIndex::fuse((index(first), first), (index(second), second)) {
+            if let Some(fused) = fuse((index(first), first), (index(second), second)) {
                 insts[pc - 1].op = fused as u8 | (insts[pc - 1].op & HEAD);
             }
         }
@@ -276,7 +201,7 @@ impl Program {
             let prev = (pc > 0 && this.op & HEAD == 0)
                 .then(|| &insts[pc - 1])
                 .filter(|prev| index(prev).fuse_parts().is_none());
-            if let Some(v) = OpIndex::variant(index(this), this, prev) {
+            if let Some(v) = variant(index(this), this, prev) {
                 insts[pc].op = v as u8 | (this.op & HEAD);
             }
         }
@@ -301,6 +226,53 @@ impl Program {
             templates,
         }
     }
+}
+
+macro_rules! selection_ops {
+    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        for_each_fused!(selection_all [$($name)*]);
+    };
+}
+
+macro_rules! selection_all {
+    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
+        /// The variant the decoder gives the plain micro-op `this`, of
+        /// index `base`: the first in list order whose condition holds,
+        /// where `prev` is the micro-op before it in its block, if it left
+        /// its value in the accumulator.
+        fn variant(base: OpIndex, this: &Inst, prev: Option<&Inst>) -> Option<OpIndex> {
+            $(if base == OpIndex::$base && holds::<super::operand::src::$src>(this, prev) {
+                return Some(OpIndex::$var);
+            })*
+            None
+        }
+
+        /// The superinstruction of the plain micro-ops `first` then
+        /// `second` (indices and instructions), if any: the first in list
+        /// order whose conditions hold.
+        fn fuse(first: (OpIndex, &Inst), second: (OpIndex, &Inst)) -> Option<OpIndex> {
+            $(if first.0 == OpIndex::$first && second.0 == OpIndex::$second
+                $(&& holds::<super::operand::src::$fsrc>(first.1, None))?
+                $(&& holds::<super::operand::src::$ssrc>(second.1, Some(first.1)))? {
+                return Some(OpIndex::$fused);
+            })*
+            None
+        }
+    };
+}
+
+crate::for_each_op!(selection_ops);
+
+/// Whether operand source `S` may serve micro-op `this`, `prev` being the
+/// micro-op before it in its block that left its `a` in the accumulator
+/// (`None` where no accumulator is held: a head, or the second of a pair).
+fn holds<S: Src>(this: &Inst, prev: Option<&Inst>) -> bool {
+    let from_acc = |r: u8| prev.is_some_and(|p| p.a == r);
+    (!S::B_IS_A || this.b == this.a)
+        && (!S::GROUP || (this.a != NO_REGISTER && this.b != NO_REGISTER))
+        && (!S::A || from_acc(this.a))
+        && (!S::B || from_acc(this.b))
+        && (!S::C || from_acc(this.c))
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! The switch-loop variant (feature `switch`): `loop { match op { ... } }`
 //! over the same pre-decoded program and the same micro-op bodies.
 
-use super::bodies::{self, OpBody, Regs, exit_at, observe, run_pair};
-use super::handler::{Exit, Inst, OpIndex, for_each_fused};
-use super::observer::Observer;
+use crate::exec::bodies::{self, OpBody};
+use crate::exec::inst::{Exit, Inst, OpIndex, for_each_fused};
+use crate::exec::observer::Observer;
+use crate::exec::operand::Regs;
+use crate::exec::step::{exit_at, observe, run_pair};
 
 macro_rules! switch_loop {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {

@@ -1,0 +1,138 @@
+//! The dispatch loops, and the one place a variant is chosen: [`Dispatch`]
+//! names the variants compiled into this build, `prepare` readies a
+//! decoded program for one (the threaded variant stores its handlers in
+//! it), and `enter` runs a chain of handlers with the chosen one. Each
+//! variant is a file holding its loop and how it finds the next handler,
+//! nothing else:
+//!
+//! - [`tail`] (the default): a static table of handlers, each ending in a
+//!   guaranteed tail call (`become`) through the table;
+//! - [`threaded`] (feature `threaded`): each instruction carries its
+//!   handler pointer;
+//! - [`switch`] (feature `switch`): `loop { match op { .. } }`.
+//!
+//! The tail and threaded variants share their handlers ([`chain`]): counted,
+//! charged and head handlers generated from the same bodies.
+
+pub(crate) mod chain;
+#[cfg(feature = "switch")]
+pub(crate) mod switch;
+pub(crate) mod tail;
+#[cfg(feature = "threaded")]
+pub(crate) mod threaded;
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::inst::{Exit, Inst};
+use super::observer::Observer;
+
+/// Which fast dispatch loop runs the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Dispatch {
+    /// Tail-call table (the default).
+    #[default]
+    Tail,
+    /// `loop { match }` over the pre-decoded program.
+    #[cfg(feature = "switch")]
+    Switch,
+    /// Direct threading: each instruction stores its handler.
+    #[cfg(feature = "threaded")]
+    Threaded,
+}
+
+impl Dispatch {
+    /// Every variant compiled into this build, the default first.
+    pub const ALL: &'static [Dispatch] = &[
+        Dispatch::Tail,
+        #[cfg(feature = "switch")]
+        Dispatch::Switch,
+        #[cfg(feature = "threaded")]
+        Dispatch::Threaded,
+    ];
+
+    /// Its name: `tail`, `switch` or `threaded`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dispatch::Tail => "tail",
+            #[cfg(feature = "switch")]
+            Dispatch::Switch => "switch",
+            #[cfg(feature = "threaded")]
+            Dispatch::Threaded => "threaded",
+        }
+    }
+}
+
+impl fmt::Display for Dispatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A dispatch name that is unknown or not compiled into this build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownDispatch(pub String);
+
+impl fmt::Display for UnknownDispatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Dispatch::ALL.iter().map(|d| d.name()).collect();
+        write!(
+            f,
+            "unknown dispatch `{}` (this build has: {})",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownDispatch {}
+
+impl FromStr for Dispatch {
+    type Err = UnknownDispatch;
+
+    fn from_str(s: &str) -> Result<Dispatch, UnknownDispatch> {
+        Dispatch::ALL
+            .iter()
+            .copied()
+            .find(|d| d.name() == s)
+            .ok_or_else(|| UnknownDispatch(s.to_owned()))
+    }
+}
+
+/// Readies the decoded instructions `insts` for `dispatch` with observer
+/// `O`: the threaded variant stores each instruction's handler in it.
+pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, insts: &mut [Inst]) {
+    #[cfg(feature = "threaded")]
+    if dispatch == Dispatch::Threaded {
+        for inst in insts.iter_mut() {
+            inst.handler = threaded::Threaded::<O>::of(inst.op);
+        }
+    }
+    let _ = (dispatch, insts);
+}
+
+/// Runs the chain of handlers of `dispatch` from `ip` until an exit.
+///
+/// # Safety
+/// The handler contract (handler.rs): `ip` in a decoded program, `regs`
+/// that stream's 16 registers, `ctx` the turn's live `Ctx<O>`, `fuel >= 1`;
+/// the program was readied for `dispatch` and `O` by [`prepare`].
+#[inline(always)]
+pub(crate) unsafe fn enter<O: Observer>(
+    dispatch: Dispatch,
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+) -> Exit {
+    // SAFETY: the caller's contract, which each loop's entry states.
+    unsafe {
+        match dispatch {
+            #[cfg(feature = "switch")]
+            Dispatch::Switch => switch::run::<O>(ip, regs, ctx, fuel),
+            #[cfg(feature = "threaded")]
+            Dispatch::Threaded => chain::enter::<O, threaded::Threaded<O>>(ip, regs, ctx, fuel),
+            Dispatch::Tail => chain::enter::<O, tail::Tail<O>>(ip, regs, ctx, fuel),
+        }
+    }
+}

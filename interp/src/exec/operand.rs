@@ -1,0 +1,150 @@
+//! Where a micro-op reads its operands: the register file, the
+//! accumulator, or (in place) register `a` for `b` ([`Src`] and its
+//! sources in [`src`], named as [`for_each_fused!`](super::inst::for_each_fused)
+//! names them), and the register file itself ([`get`], [`set`]). Leaf
+//! types: the decoder tests a source's condition, the bodies read through
+//! it.
+
+use super::inst::Inst;
+
+/// Where a body reads its operands: the register file, the accumulator,
+/// or (in place) register `a` for `b`: the variants and the pairs of
+/// handler.rs `for_each_fused!`.
+pub(crate) trait Src {
+    /// `a` is the accumulator (a jump reading the register the first half
+    /// of its pair wrote).
+    const A: bool = false;
+    /// `b` is the accumulator.
+    const B: bool = false;
+    /// `c` is the accumulator.
+    const C: bool = false;
+    /// `b` is read as register `a` (the decoder gives such a variant only
+    /// to a micro-op whose `b` is its `a`: `ADD r4, r4, r1`), so the body
+    /// reads one register field less.
+    const B_IS_A: bool = false;
+    /// A SUBMIT whose template is not exclusive and takes both group
+    /// fields from registers: the decoder put those registers in `a`
+    /// (first core) and `b` (count), so the body reads them without the
+    /// template's fixed group or the exclusive waits.
+    const GROUP: bool = false;
+    /// This source where no accumulator is held: the counted handlers and
+    /// the heads (chain.rs), which may start a turn. In place stays in
+    /// place; the accumulator becomes the register file.
+    type Held: Src;
+}
+
+/// Every operand from the register file.
+pub(crate) struct Regs;
+impl Src for Regs {
+    type Held = Regs;
+}
+
+/// The operand sources of the variants and pairs, named as
+/// `for_each_fused!` names them: `a`, `b` and `c` the field read from the
+/// accumulator, `in_place` (`b` read as `a`), `in_place_c` both.
+#[allow(non_camel_case_types)]
+pub(crate) mod src {
+    use super::{Regs, Src};
+
+    /// `a` from the accumulator.
+    pub(crate) struct a;
+    impl Src for a {
+        const A: bool = true;
+        type Held = Regs;
+    }
+
+    /// `b` from the accumulator.
+    pub(crate) struct b;
+    impl Src for b {
+        const B: bool = true;
+        type Held = Regs;
+    }
+
+    /// `c` from the accumulator.
+    pub(crate) struct c;
+    impl Src for c {
+        const C: bool = true;
+        type Held = Regs;
+    }
+
+    /// In place: `b` is register `a`.
+    pub(crate) struct in_place;
+    impl Src for in_place {
+        const B_IS_A: bool = true;
+        type Held = in_place;
+    }
+
+    /// SUBMIT's group from the registers in `a` and `b`, not exclusive.
+    pub(crate) struct group;
+    impl Src for group {
+        const GROUP: bool = true;
+        type Held = group;
+    }
+
+    /// In place, and `c` from the accumulator.
+    pub(crate) struct in_place_c;
+    impl Src for in_place_c {
+        const C: bool = true;
+        const B_IS_A: bool = true;
+        type Held = in_place;
+    }
+}
+
+/// Operand `a` of `i` (a jump's), from where `S` says.
+///
+/// # Safety
+/// As [`get`].
+#[inline(always)]
+pub(crate) unsafe fn operand_a<S: Src>(regs: *mut u32, i: &Inst, acc: u32) -> u32 {
+    // SAFETY: the caller's contract.
+    if S::A { acc } else { unsafe { get(regs, i.a) } }
+}
+
+/// Operand `b` of `i`, from where `S` says.
+///
+/// # Safety
+/// As [`get`].
+#[inline(always)]
+pub(crate) unsafe fn operand_b<S: Src>(regs: *mut u32, i: &Inst, acc: u32) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if S::B {
+            acc
+        } else if S::B_IS_A {
+            get(regs, i.a)
+        } else {
+            get(regs, i.b)
+        }
+    }
+}
+
+/// Operand `c` of `i`, from where `S` says.
+///
+/// # Safety
+/// As [`get`].
+#[inline(always)]
+pub(crate) unsafe fn operand_c<S: Src>(regs: *mut u32, i: &Inst, acc: u32) -> u32 {
+    // SAFETY: the caller's contract.
+    if S::C { acc } else { unsafe { get(regs, i.c) } }
+}
+
+/// Reads register `r`.
+///
+/// # Safety
+/// `r < 16` (Program::decode re-tests the check's reason 4) and `regs` points
+/// at 16 registers.
+#[inline(always)]
+pub(crate) unsafe fn get(regs: *mut u32, r: u8) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { *regs.add(usize::from(r)) }
+}
+
+/// Writes register `r`.
+///
+/// # Safety
+/// As [`get`].
+#[inline(always)]
+pub(crate) unsafe fn set(regs: *mut u32, r: u8, v: u32) {
+    // SAFETY: the caller's contract.
+    unsafe { *regs.add(usize::from(r)) = v }
+}

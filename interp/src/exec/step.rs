@@ -1,0 +1,261 @@
+//! One step of the interpreter and the fuel it costs, written once for
+//! every dispatch variant: a micro-op body run with the observer told and
+//! the exit point recorded ([`step`]), a superinstruction's two steps with
+//! the fuel between them ([`run_pair`], [`run_pair_charged`]), a handler's
+//! unit of work counted or charged ([`Unit`]: [`One`], [`Pair`]), and which
+//! units may sit inside a block ([`straight`]). Above the bodies; below the
+//! decoder and the dispatch loops.
+//!
+//! The turn budget (S17) reaches the handlers as one folded counter, the
+//! fuel (machine/budget.rs); a block's head charges its whole block
+//! (dispatch/chain.rs, `head`), and what one unit costs is decided here.
+
+use std::marker::PhantomData;
+
+use super::bodies::{self, Ctx, OpBody};
+use super::inst::{Exit, Flow, HANDLERS, Inst, OpIndex, for_each_fused};
+use super::observer::Observer;
+use super::operand::{Regs, Src};
+
+/// Records the exit point (cold, shared by every variant).
+///
+/// # Safety
+/// `ctx` is the turn's live `Ctx<O>` (the handler contract, handler.rs).
+#[cold]
+#[inline(never)]
+pub(crate) unsafe fn exit_at<O: Observer>(
+    ctx: *mut (),
+    ip: *const Inst,
+    fuel: u32,
+    why: Exit,
+) -> Exit {
+    // SAFETY: `ctx` is the `Ctx<O>` the turn created (the dispatch entry's contract).
+    let c = unsafe { &mut *(ctx as *mut Ctx<O>) };
+    c.exit_ip = ip;
+    c.exit_fuel = fuel;
+    why
+}
+
+/// Counts the completed micro-op at `ip` when the observer wants per-pc counts.
+///
+/// # Safety
+/// As [`exit_at`], and `ip` in the turn's program.
+#[inline(always)]
+pub(crate) unsafe fn observe<O: Observer>(ctx: *mut (), ip: *const Inst) {
+    if O::ENABLED {
+        // SAFETY: as `exit_at`; the observer is not otherwise borrowed here.
+        let c = unsafe { &mut *(ctx as *mut Ctx<O>) };
+        let pc = c.pc(ip);
+        // SAFETY: `obs` is the turn's live observer, borrowed by nothing else
+        // while a handler runs.
+        unsafe { (*c.obs).on_op(pc) };
+    }
+}
+
+/// Runs micro-op `B` at `ip`, its operands from where `S` says and the value
+/// it wrote left in `acc`: `Ok(next)` once the observer heard of it; `Err`
+/// after recording the exit point, `ip` with `exit_fuel` units left.
+///
+/// # Safety
+/// `ip` is a decoded `B`; `regs` and `ctx` as a handler's (the handler
+/// contract, handler.rs).
+#[inline(always)]
+pub(crate) unsafe fn step<B: OpBody, O: Observer, S: Src>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    exit_fuel: u32,
+    acc: &mut u32,
+) -> Flow {
+    // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
+    unsafe {
+        match B::run_acc::<O, S>(ip, regs, &mut *(ctx as *mut Ctx<O>), acc) {
+            Ok(next) => {
+                observe::<O>(ctx, ip);
+                Ok(next)
+            }
+            Err(why) => Err(exit_at::<O>(ctx, ip, exit_fuel, why)),
+        }
+    }
+}
+
+/// Runs the superinstruction `A` then `B` at `ip` inside a block whose fuel
+/// was charged at its head (handler.rs "Blocks"): `fuel` is what is left
+/// after the charge. `Err` after recording the exit point of the micro-op
+/// that stopped, with the units of it and of what follows in the pair given
+/// back (it ends its block).
+///
+/// # Safety
+/// As [`run_pair`].
+#[inline(always)]
+pub(crate) unsafe fn run_pair_charged<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Src>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+    acc: &mut u32,
+) -> Flow {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let mid = step::<A, O, SA>(ip, regs, ctx, fuel + 2, acc)?;
+        debug_assert!(mid == ip.add(1));
+        step::<B, O, SB>(mid, regs, ctx, fuel + 1, acc)
+    }
+}
+
+/// Runs the superinstruction `A` (its operands from where `SA` says, which
+/// is never the accumulator) then `B` (from where `SB` says, which may be
+/// the accumulator `A` left) at `ip` with `fuel >= 1` units
+/// left, exactly as the two micro-ops one after the other: `Ok((next, fuel
+/// left))`, where a fuel of 1 stops after `A` with `next` at `B` (fuel 0);
+/// `Err` after recording the exit point of the micro-op that stopped.
+///
+/// # Safety
+/// `ip` is a decoded instruction fused from `A` (which returns `ip + 1`),
+/// meeting `SA`'s condition (in place: its `b` is its `a`), and the
+/// instruction after it is a decoded `B` meeting `SB`'s (from the
+/// accumulator: the field names `A`'s `a`); `regs` and `ctx` as a handler's.
+#[inline(always)]
+pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Src>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+    acc: &mut u32,
+) -> Result<(*const Inst, u32), Exit> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let mid = step::<A, O, SA>(ip, regs, ctx, fuel, acc)?;
+        debug_assert!(mid == ip.add(1));
+        if fuel == 1 {
+            // S17: the budget or the steps ran out between the two.
+            return Ok((mid, 0));
+        }
+        let next = step::<B, O, SB>(mid, regs, ctx, fuel - 1, acc)?;
+        Ok((next, fuel - 2))
+    }
+}
+
+/// What one handler runs: one micro-op ([`One`]) or a superinstruction's two
+/// ([`Pair`]).
+pub(crate) trait Unit {
+    /// Runs the unit counting one unit of fuel per micro-op (`fuel >= 1`):
+    /// `Ok((next, fuel left))`, a pair stopping between its parts when one
+    /// unit is left; `Err` after recording the exit point.
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs), and `ip` holds this unit.
+    unsafe fn counted<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+        acc: &mut u32,
+    ) -> Result<(*const Inst, u32), Exit>;
+
+    /// Runs the unit inside a block whose head charged it; `fuel` is what
+    /// is left after the charge. `Err` after recording the exit point with
+    /// the stopping micro-op's unit given back (it ends its block).
+    ///
+    /// # Safety
+    /// As [`Unit::counted`].
+    unsafe fn charged<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+        acc: &mut u32,
+    ) -> Result<*const Inst, Exit>;
+}
+
+/// One micro-op body as a [`Unit`], reading the operands `S` names from
+/// the accumulator when its block's head paid (a forwarding variant).
+pub(crate) struct One<B, S = Regs>(PhantomData<(B, S)>);
+
+impl<B: OpBody, S: Src> Unit for One<B, S> {
+    #[inline(always)]
+    unsafe fn counted<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+        acc: &mut u32,
+    ) -> Result<(*const Inst, u32), Exit> {
+        // SAFETY: the caller's contract.
+        // A counted micro-op may be the first of a turn, with nothing in
+        // the accumulator: it reads where `S` says when none is held.
+        unsafe { step::<B, O, S::Held>(ip, regs, ctx, fuel, acc).map(|next| (next, fuel - 1)) }
+    }
+
+    #[inline(always)]
+    unsafe fn charged<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+        acc: &mut u32,
+    ) -> Result<*const Inst, Exit> {
+        // SAFETY: the caller's contract; a micro-op that stops ends its
+        // block, so it gives its own unit back.
+        unsafe { step::<B, O, S>(ip, regs, ctx, fuel + 1, acc) }
+    }
+}
+
+/// A superinstruction, `A` (its operands from where `SA` says: the
+/// register file or in place) then `B` (from where `SB` says: the register
+/// file, or the accumulator `A` left), as a [`Unit`].
+pub(crate) struct Pair<A, B, SA = Regs, SB = Regs>(PhantomData<(A, B, SA, SB)>);
+
+impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
+    #[inline(always)]
+    unsafe fn counted<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+        acc: &mut u32,
+    ) -> Result<(*const Inst, u32), Exit> {
+        // SAFETY: the caller's contract: the decoder gave this index only to
+        // an `A` meeting `SA`'s condition followed by a `B` meeting `SB`'s
+        // (run_pair's contract).
+        unsafe { run_pair::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
+    }
+
+    #[inline(always)]
+    unsafe fn charged<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+        acc: &mut u32,
+    ) -> Result<*const Inst, Exit> {
+        // SAFETY: as `counted`.
+        unsafe { run_pair_charged::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
+    }
+}
+
+/// Whether each dense index's unit is straight (`OpBody::STRAIGHT`; a
+/// superinstruction by its second micro-op, the first always being
+/// straight): whether it may sit inside a block (inst.rs "Blocks").
+pub(crate) fn straight(index: OpIndex) -> bool {
+    STRAIGHT[index as usize]
+}
+
+macro_rules! straight_ops {
+    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        for_each_fused!(straight_all [$($name)*]);
+    };
+}
+
+macro_rules! straight_all {
+    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
+        const STRAIGHT: [bool; HANDLERS] = [
+            $(<bodies::$name as OpBody>::STRAIGHT,)*
+            false,
+            $(<bodies::$second as OpBody>::STRAIGHT,)*
+            $(<bodies::$base as OpBody>::STRAIGHT,)*
+        ];
+    };
+}
+
+crate::for_each_op!(straight_ops);
