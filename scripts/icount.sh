@@ -20,7 +20,7 @@ workloads="${WORKLOADS:-alu alu_chain rand_mod branchy submit_heavy queue_stress
 variants="${VARIANTS:-tail switch threaded reference}"
 command -v valgrind >/dev/null || { echo "icount: valgrind is not installed" >&2; exit 2; }
 cargo build --quiet --release -p kmst-benches --example run_workload >&2
-bin=target/release/examples/run_workload
+bin="${CARGO_TARGET_DIR:-target}/release/examples/run_workload"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 count() { # workload variant runs -> total instructions

@@ -11,7 +11,7 @@
 //! costs two stores, and the widest stretch a walk of the stretches (one
 //! when every slot was free, as in a queue of jobs acknowledged at once).
 
-use super::Slot;
+use super::slot::Slot;
 use crate::format::SLOTS;
 
 /// Whether `[f, f + c)` and `[g, g + d)` share a core.

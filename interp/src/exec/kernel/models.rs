@@ -120,7 +120,19 @@ impl Results {
 #[inline]
 fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
     let Some(record) = record else { return 0 };
-    match &params.result {
+    match params.result {
+        ResultModel::Arg(k) => record.args.get(usize::from(k)).copied().unwrap_or(0),
+        _ => result_of_model(&params.result, record),
+    }
+}
+
+/// The result of `record` under any model (S23): an argument, an entry
+/// `sequence % len` of a table (an empty table, out of range by S25, gives
+/// 0), or the closure's answer. Out of line: only tables and closures come
+/// here, and inlined it cost SUBMIT's handler registers.
+#[inline(never)]
+fn result_of_model(model: &ResultModel, record: &SubmittedCommand) -> u32 {
+    match model {
         ResultModel::Arg(k) => record.args.get(usize::from(*k)).copied().unwrap_or(0),
         ResultModel::Table(t) => match record.sequence.checked_rem(t.len() as u64) {
             Some(i) => t[i as usize],
@@ -134,7 +146,9 @@ fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
 
 /// The delay of `record` under a table or a closure (S23): entry
 /// `sequence % len` of a table (`None`: never; an empty table, out of range
-/// by S25, says never), or the closure's answer (P2: exact in u64).
+/// by S25, says never), or the closure's answer (P2: exact in u64). Out of
+/// line, as [`result_of_model`].
+#[inline(never)]
 fn delay_on_record(delay: &Delay, record: &SubmittedCommand) -> Option<u64> {
     match delay {
         Delay::Table(t) => {

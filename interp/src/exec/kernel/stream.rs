@@ -1,8 +1,8 @@
 //! A stream as the kernel sees it: everything but its registers (which the
 //! handlers hold), and what its waiting micro-op waits for.
 
-use super::Kernel;
 use super::queue::QUEUE_CAP;
+use super::state::Kernel;
 use crate::types::StreamError;
 
 /// How a stream stands.

@@ -1,0 +1,246 @@
+//! Unit tests of the kernel: the models, placement, the sweep and the wheel.
+
+use super::*;
+use crate::exec::observer::NoObserver;
+use crate::exec::template::Arg;
+use crate::exec::template::{BLANK, Tmpl};
+use crate::format::{NO_REGISTER, flags};
+use crate::types::{Delay, ResultModel};
+use crate::types::{Params, SubmittedCommand};
+
+/// S23's cycle(2, 3): command k's delay is 2 + k % 3, so in pass 0
+/// (acknowledged in pass 1 + d, S12) commands 0..7 are acknowledged in
+/// passes 3, 4, 5, 3, 4, 5, 3; fixed(7) gives 8 for each; never, u64::MAX.
+#[test]
+fn the_delay_models_counted_in_sequence_order() {
+    let cases = [
+        (
+            Delay::Cycle { base: 2, modulo: 3 },
+            vec![3, 4, 5, 3, 4, 5, 3],
+        ),
+        (Delay::Fixed(7), vec![8; 7]),
+        (Delay::Never, vec![u64::MAX; 7]),
+        (Delay::Cycle { base: 9, modulo: 1 }, vec![10; 7]),
+        (
+            Delay::Table(vec![Some(0), None]),
+            vec![1, u64::MAX, 1, u64::MAX, 1, u64::MAX, 1],
+        ),
+    ];
+    for (delay, acks) in cases {
+        let params = Params {
+            delay: delay.clone(),
+            ..Params::default()
+        };
+        let mut k = Kernel::new(&params);
+        for _ in 0..7 {
+            k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+                .unwrap();
+        }
+        let got: Vec<u64> = k.slots[..7].iter().map(|s| s.ack).collect();
+        assert_eq!(got, acks, "{delay:?}");
+    }
+}
+
+/// S23's result models on commands 0, 1, 2 with args [10, 11, ..., 19]
+/// and the result flag: sequence gives 0, 1, 2; arg(2) gives 12 each
+/// time; table([5, 6]) gives 5, 6, 5; arg(12) is out of range (S25) and
+/// gives 0; zero gives 0. Without the result flag every result is 0.
+#[test]
+fn the_result_models_on_the_record() {
+    let args: [u32; 10] = std::array::from_fn(|i| 10 + i as u32);
+    let cases = [
+        (ResultModel::Sequence, [0, 1, 2]),
+        (ResultModel::Arg(2), [12, 12, 12]),
+        (ResultModel::Table(vec![5, 6]), [5, 6, 5]),
+        (ResultModel::Arg(12), [0, 0, 0]),
+        (ResultModel::Zero, [0, 0, 0]),
+    ];
+    for (model, results) in cases {
+        let params = Params {
+            result: model.clone(),
+            ..Params::default()
+        };
+        for (flag, expected) in [(flags::RESULT, results), (0, [0, 0, 0])] {
+            let mut k = Kernel::new(&params);
+            for _ in 0..3 {
+                k.host_submit(1, 0, 1, args, flag, 0, &mut NoObserver)
+                    .unwrap();
+            }
+            let got: Vec<u32> = k.slots[..3].iter().map(|s| s.result).collect();
+            assert_eq!(got, expected, "{model:?}, flag {flag}");
+        }
+    }
+}
+
+/// A queued job's record and deadline, made at its placement (S13,
+/// S19, S20, S31). In pass 2, stream 0 (its header's deadline: 7
+/// passes) queues A (2 cores, pc 4), stream 1 (no fixed deadline)
+/// queues B (3 cores, pc 6) with r1 = 40 patched into argument 1, and
+/// the host queues C (1 core). A DEADLINE then sets the default to 30,
+/// and the queue's turn in pass 4 places all three in order at the
+/// lowest free cores: A on 0..2 in slot 0 (sequence 0, deadline 4 + 7),
+/// B on 2..5 in slot 1 (deadline 4 + 30: the default in force now),
+/// C on 5..6 in slot 2 (deadline_passes unset: also 4 + 30).
+#[test]
+fn a_placed_job_records_itself_with_its_owners_deadline() {
+    let mut k = Kernel::new(&Params::default());
+    let meta = |index, deadline| StreamMeta {
+        pc: 0,
+        steps: 0,
+        max_steps: 100,
+        pending: 0,
+        latest_result: 0,
+        req: 0,
+        deadline,
+        life: super::stream::Life::Active,
+        index,
+        program: 0,
+        exclusive_mark: None,
+        waiting: Waiting::No,
+    };
+    let (mut s0, mut s1) = (meta(0, Some(7)), meta(1, None));
+    let t = Tmpl {
+        proto: SubmittedCommand {
+            handler: 3,
+            args: [10, 11, 12, 0, 0, 0, 0, 0, 0, 0],
+            ..BLANK
+        },
+        patches: [(Arg::A1, 1), (Arg::A0, 0), (Arg::A0, 0), (Arg::A0, 0)],
+        patch_count: 0,
+        first_register: NO_REGISTER,
+        count_register: NO_REGISTER,
+    };
+    let patched_t = Tmpl {
+        patch_count: 1,
+        ..t
+    };
+    let mut regs = [0u32; 16];
+    regs[1] = 40;
+    k.pass = 2;
+    assert!(k.enqueue(&mut s0, &regs, &t, 2, 4).is_ok());
+    assert!(k.enqueue(&mut s1, &regs, &patched_t, 3, 6).is_ok());
+    assert!(k.host_enqueue(9, 1, [7; 10], 0).is_ok());
+    assert_eq!((s0.pending, s1.pending), (1, 1));
+    k.default_deadline = 30;
+    k.pass = 4;
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(k.busy, 0b111);
+    let record = |sequence, slot, handler, first, count, args, pc| SubmittedCommand {
+        sequence,
+        slot,
+        handler,
+        first,
+        count,
+        flags: 0,
+        args,
+        pass_index: 4,
+        pc,
+        queued: true,
+    };
+    assert_eq!(
+        k.commands,
+        [
+            record(0, 0, 3, 0, 2, [10, 11, 12, 0, 0, 0, 0, 0, 0, 0], 4),
+            record(1, 1, 3, 2, 3, [10, 40, 12, 0, 0, 0, 0, 0, 0, 0], 6),
+            record(2, 2, 9, 5, 1, [7; 10], 0),
+        ]
+    );
+    let deadlines: Vec<u64> = k.slots[..3].iter().map(|s| s.deadline).collect();
+    assert_eq!(deadlines, [11, 34, 34]);
+    let owners: Vec<u16> = k.slots[..3].iter().map(|s| s.owner).collect();
+    assert_eq!(owners, [0, 1, HOST]);
+}
+
+/// Delays 4, 8, 100 by table and deadline_passes 5 (S12, S13): in
+/// pass 0 commands 0 and 1 take slots 0 (ack 5, deadline 5) and 1 (ack
+/// 9, deadline 5); in pass 2 command 2 takes slot 2 (ack 103, beyond the
+/// wheel; deadline 7). Each pass below is swept as if the run went on.
+#[test]
+fn the_sweep_frees_then_finds_the_late_and_the_next_change() {
+    let params = Params {
+        delay: Delay::Table(vec![Some(4), Some(8), Some(100)]),
+        deadline_passes: Some(5),
+        ..Params::default()
+    };
+    let mut k = Kernel::new(&params);
+    let submit = |k: &mut Kernel| {
+        k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+            .unwrap()
+    };
+    submit(&mut k);
+    submit(&mut k);
+    k.pass = 2;
+    submit(&mut k);
+    assert_eq!(k.busy, 0b111);
+    assert_eq!(k.next_change, 5);
+    let sweep = |k: &mut Kernel, pass| {
+        k.pass = pass;
+        k.sweep(&mut [], &mut NoObserver);
+        (k.busy, k.lowest_late(), k.next_change)
+    };
+    // Pass 5: slot 0 is freed before the deadline phase, so it is not
+    // late; slot 1 is (deadline 5). Next: min(9, 103, 5, 7) = 5.
+    assert_eq!(sweep(&mut k, 5), (0b110, Some(1), 5));
+    // Pass 7: nothing acknowledged; slot 1 still the lowest late.
+    assert_eq!(sweep(&mut k, 7), (0b110, Some(1), 5));
+    // Pass 9: slot 1 freed; slot 2 late since 7. Next: min(103, 7).
+    assert_eq!(sweep(&mut k, 9), (0b100, Some(2), 7));
+    // Pass 103: slot 2 freed from beyond the wheel; nothing left.
+    assert_eq!(sweep(&mut k, 103), (0, None, u64::MAX));
+}
+
+/// The earliest deadline's slot freed while an ack comes first: in pass
+/// 0, A (delay 1: ack 2; deadline 5), B (delay 9: ack 10; deadline 8)
+/// and C (delay 2: ack 3; deadline 40) take slots 0, 1, 2 (S12, S13).
+/// Next change: min(2, 10, 3, 5, 8, 40) = 2. Pass 2 frees A: next is
+/// min(3, 8) = 3 (the ack of C), nothing late. Pass 3 frees C: next is
+/// min(10, 8) = 8. Pass 8 frees nothing and B is late (8 <= 8).
+#[test]
+fn the_earliest_deadline_freed_before_the_next_ack() {
+    let params = Params {
+        delay: Delay::Table(vec![Some(1), Some(9), Some(2)]),
+        ..Params::default()
+    };
+    let mut k = Kernel::new(&params);
+    for deadline in [5, 8, 40] {
+        k.default_deadline = deadline;
+        k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+            .unwrap();
+    }
+    assert_eq!(k.next_change, 2);
+    for (pass, busy, late, next) in [
+        (2, 0b110, None, 3),
+        (3, 0b010, None, 8),
+        (8, 0b010, Some(1), 8),
+    ] {
+        k.pass = pass;
+        k.sweep(&mut [], &mut NoObserver);
+        assert_eq!(
+            (k.busy, k.lowest_late(), k.next_change),
+            (busy, late, next),
+            "pass {pass}"
+        );
+    }
+}
+
+/// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it:
+/// delays 62 and 63 from pass 0 are acks 63 and 64. Swept in pass 63
+/// (slot 0) and 64 (slot 1), each in its own pass and no other.
+#[test]
+fn the_wheel_and_beyond_it() {
+    let params = Params {
+        delay: Delay::Table(vec![Some(62), Some(63)]),
+        ..Params::default()
+    };
+    let mut k = Kernel::new(&params);
+    for _ in 0..2 {
+        k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+            .unwrap();
+    }
+    assert_eq!((k.wheel_bits, k.far), (1 << 63, 0b10));
+    for (pass, busy, next) in [(62, 0b11, 63), (63, 0b10, 64), (64, 0, u64::MAX)] {
+        k.pass = pass;
+        k.sweep(&mut [], &mut NoObserver);
+        assert_eq!((k.busy, k.next_change), (busy, next), "pass {pass}");
+    }
+}
