@@ -1,0 +1,352 @@
+//! One turn of one stream (S17) around the dispatch loops, and the turns
+//! of a pass in rotation (S29). The fuel the turn runs on, and how a span
+//! of quick passes is split back into turns, is the budget's
+//! ([`budget`](super::budget)).
+
+use super::Machine;
+use super::budget;
+use super::streams::wait_end;
+use crate::exec::bodies::Ctx;
+use crate::exec::dispatch::{self, Dispatch};
+use crate::exec::inst::Exit;
+use crate::exec::kernel::{Life, Waiting};
+use crate::exec::observer::{Observer, TurnEnd};
+use crate::types::Reason;
+use crate::types::result::kind;
+
+impl Machine {
+    /// One turn of stream `i` (S17). Returns the micro-ops it ran, why it
+    /// ended and the stream's pc after it. With `QUICK` (the pass loop's quick path, a copy of its own so
+    /// that the other turns carry none of its tests: `i` is the one active
+    /// stream and nothing else can happen), a turn that uses its whole
+    /// budget ends its pass and the next quick pass's turn runs at once,
+    /// without the trip through the pass loop; `kernel.pass` says which pass
+    /// the last turn was in. The stream's wait, if it waited, no longer
+    /// holds: `turns` tests it (a quick pass's stream did not wait).
+    #[inline(always)]
+    pub(super) fn turn<O: Observer, const QUICK: bool>(
+        &mut self,
+        i: usize,
+        dispatch: Dispatch,
+        obs: &mut O,
+        turns: &mut Turns<O>,
+    ) -> (u32, TurnEnd, u32) {
+        let budget = self.params.turn_budget;
+        // The stream's one borrow for the whole turn, beside the kernel's:
+        // indexing `streams` again after the dispatch cost a reload and a
+        // bounds check a turn.
+        let stream = &mut self.streams[i];
+        debug_assert!(
+            !stream.meta.waiting.holds(&self.kernel, &stream.meta),
+            "the caller tests the wait"
+        );
+        // The one counter of the hot path: the budget and the steps left.
+        let fuel = budget::turn_fuel(budget, &stream.meta);
+        if fuel == 0 {
+            let pc = stream.meta.pc;
+            if budget == 0 {
+                // Out of range (S25); like the reference model, a turn that runs nothing.
+                return (0, TurnEnd::Budget, pc);
+            }
+            return (0, self.step_limit(i), pc);
+        }
+        // The program's pointers, set again only when another stream than
+        // the last one takes its turn (`Turns`).
+        if turns.stream != i {
+            let program = &self.programs[usize::from(stream.meta.program)];
+            turns.ctx.base = program.insts.as_ptr();
+            turns.ctx.templates = program.templates.as_ptr();
+            turns.stream = i;
+        }
+        let ctx = &mut turns.ctx;
+        let base = ctx.base;
+        let obs_ptr: *mut O = obs;
+        // An observer of no size (`NoObserver`) is reached through the
+        // well-aligned pointer `Turns::new` set; any other's pointer is taken
+        // again, as the pass loop uses the observer between the turns.
+        if size_of::<O>() != 0 {
+            ctx.obs = obs_ptr;
+        }
+        // `fuel` is what this turn started with; `chain` what the next entry
+        // into the handlers gets: the rest of this turn, plus `span` whole
+        // budgets when the turns of the next `span` quick passes run in the
+        // same chain (module doc, "Spans of quick passes").
+        let mut fuel = fuel;
+        let mut chain = fuel;
+        let mut span = 0;
+        if QUICK && !O::ENABLED && !O::EVERY_PASS {
+            span = budget::quick_span(
+                &self.kernel,
+                &self.params,
+                self.cancel_pass,
+                &self.host,
+                &stream.meta,
+            );
+            chain += span * budget;
+        }
+        let (exit, pc, exit_ip, left) = loop {
+            // SAFETY: the stream's pc is at most op_count (it starts at 0 and only
+            // handlers move it, always inside the program, End at op_count).
+            let ip = unsafe { base.add(stream.meta.pc as usize) };
+            let regs = stream.regs.as_mut_ptr();
+            ctx.kernel = &mut self.kernel;
+            ctx.stream = &mut stream.meta;
+            ctx.spanning = span != 0;
+            let erased = ctx as *mut Ctx<O> as *mut ();
+            // SAFETY: the handler contract (handler.rs): `ip` in the decoded
+            // program, `regs` the stream's 16 registers, `erased` the live
+            // `Ctx<O>` above whose pointers are disjoint (the program's
+            // still those of stream `i`'s), `chain >= 1`; a threaded
+            // program had its handlers set for `O` by `run`.
+            let exit = unsafe { dispatch::enter::<O>(dispatch, ip, regs, erased, chain) };
+            let pc = ctx.pc(ctx.exit_ip);
+            let mut left = ctx.exit_fuel;
+            if span != 0 {
+                // The chain ran whole turns of `budget` micro-ops, one per
+                // quick pass, then stopped in the turn of pass `pass + k`
+                // (at its very start when `used` is a multiple of the budget
+                // and the exit is not the fuel's).
+                let k;
+                (k, left) = budget::split_span(chain, left, fuel, budget, span);
+                self.kernel.pass += u64::from(k);
+                stream.meta.steps += k * budget;
+                span = 0;
+                if exit == Exit::Resync {
+                    // Run that micro-op, and the rest of the turn, knowing the pass.
+                    stream.meta.pc = pc;
+                    chain = left;
+                    continue;
+                }
+            }
+            if !(QUICK
+                && exit == Exit::Fuel
+                && fuel == budget
+                && budget::next_pass_is_quick(
+                    &self.kernel,
+                    &self.params,
+                    self.cancel_pass,
+                    &self.host,
+                    &stream.meta,
+                ))
+            {
+                break (exit, pc, ctx.exit_ip, left);
+            }
+            // The turn used its budget and nothing else can happen before
+            // the stream's next turn (module doc): end this pass here, with
+            // the same hooks as the pass loop, and run the next turn at once.
+            let p = self.kernel.pass;
+            let s = &mut stream.meta;
+            s.pc = pc;
+            s.steps += budget;
+            s.waiting = Waiting::No;
+            obs.on_turn_end(p, i, budget, TurnEnd::Budget, pc);
+            obs.on_pass_end(p, self.kernel.busy.count_ones(), 0);
+            self.kernel.pass = p + 1;
+            fuel = budget;
+            chain = budget;
+            if !O::ENABLED && !O::EVERY_PASS {
+                span = budget::quick_span(
+                    &self.kernel,
+                    &self.params,
+                    self.cancel_pass,
+                    &self.host,
+                    &stream.meta,
+                );
+                chain += span * budget;
+            }
+        };
+        let mut ran = fuel - left;
+        let s = &mut stream.meta;
+        s.pc = pc;
+        // Every exit counts the micro-ops that completed (S17); one match
+        // sets both what the stream waits for and why the turn ended.
+        s.steps += ran;
+        let why = match exit {
+            Exit::Fuel => {
+                s.waiting = Waiting::No;
+                if fuel == budget {
+                    TurnEnd::Budget
+                } else {
+                    self.step_limit(i)
+                }
+            }
+            Exit::WaitSlots => {
+                s.waiting = Waiting::Slots;
+                TurnEnd::WaitSlots
+            }
+            Exit::WaitQueueFull => {
+                s.waiting = Waiting::QueueFull;
+                TurnEnd::WaitQueueFull
+            }
+            Exit::WaitExclusive => {
+                s.waiting = Waiting::No;
+                TurnEnd::WaitExclusive
+            }
+            Exit::WaitPending => {
+                // SAFETY: `exit_ip` is the waiting WAIT, in the program (the
+                // handler contract); read in place, without a bounds check.
+                s.waiting = Waiting::Pending(unsafe { (*exit_ip).imm });
+                TurnEnd::Wait
+            }
+            Exit::HaltPending => {
+                s.waiting = Waiting::Halt;
+                TurnEnd::HaltPending
+            }
+            Exit::Error => {
+                s.waiting = Waiting::No;
+                TurnEnd::Error(self.fail(i, ctx.reason, pc))
+            }
+            Exit::Halt => {
+                // S17: a HALT that ends the stream counts one step.
+                if O::ENABLED {
+                    // SAFETY: `ctx.obs` is the `obs` borrowed for this turn;
+                    // the dispatch loop has returned, so nothing else uses it.
+                    unsafe { (*obs_ptr).on_op(pc) };
+                }
+                let halt = ctx.halt;
+                ran += 1;
+                s.steps += 1;
+                s.waiting = Waiting::No;
+                s.life = Life::Ended;
+                let req = s.req;
+                stream.end.halt = Some(halt);
+                self.kernel.post(kind::STREAM_END, req, halt);
+                self.deactivate(i);
+                TurnEnd::Halt(halt)
+            }
+            // Only a chain spanning quick passes returns it, and the loop
+            // above runs the micro-op again.
+            Exit::Resync => unreachable!("a resync left the turn loop"),
+        };
+        (ran, why, pc)
+    }
+
+    /// [`Machine::turn`] as a call of its own.
+    #[inline(never)]
+    pub(super) fn turn_call<O: Observer, const QUICK: bool>(
+        &mut self,
+        i: usize,
+        dispatch: Dispatch,
+        obs: &mut O,
+        turns: &mut Turns<O>,
+    ) -> (u32, TurnEnd, u32) {
+        self.turn::<O, QUICK>(i, dispatch, obs, turns)
+    }
+
+    /// The turns of pass `p` (S29): the streams active now, in start order,
+    /// then the queue, the first being submitter `p % (n + 1)`: whether
+    /// anything changed, and whether one stream is active and its turn
+    /// ended by its budget (with one stream, a turn that ends by its budget
+    /// leaves it active: the test is only the rotation's).
+    pub(super) fn turns<O: Observer>(
+        &mut self,
+        p: u64,
+        dispatch: Dispatch,
+        obs: &mut O,
+        turns: &mut Turns<O>,
+    ) -> (bool, bool) {
+        let n = self.n_active;
+        self.kernel.queue_moved = false;
+        if n == 1 {
+            // One stream (S29): it goes first in even passes, the queue in
+            // odd ones; written out, without the rotation's loop.
+            let i = usize::from(self.active[0]);
+            if p & 1 != 0 {
+                self.kernel.queue_turn(obs);
+            }
+            let (moved, budget_ended) = self.stream_turn::<O, true>(i, p, dispatch, obs, turns);
+            if p & 1 == 0 {
+                self.kernel.queue_turn(obs);
+            }
+            return (moved | self.kernel.queue_moved, budget_ended);
+        }
+        let submitters = self.active;
+        let mut moved = false;
+        let mut budget_ended = false;
+        let mut who = (p % (n as u64 + 1)) as usize;
+        for _ in 0..=n {
+            if who < n {
+                let i = usize::from(submitters[who]);
+                let (m, b) = self.stream_turn::<O, false>(i, p, dispatch, obs, turns);
+                moved |= m;
+                budget_ended = b;
+            } else {
+                self.kernel.queue_turn(obs);
+            }
+            who = if who == n { 0 } else { who + 1 };
+        }
+        (
+            moved | self.kernel.queue_moved,
+            budget_ended && self.n_active == 1,
+        )
+    }
+
+    /// The turn of stream `i` in pass `p`: whether it changed anything, and
+    /// whether its budget ended it. The stream is active: the active list
+    /// holds only active streams (a stream that ends leaves it at once), and
+    /// no turn ends another stream, so every stream of the list taken at
+    /// the start of the turns is still active at its own turn.
+    /// `INLINE`: the turn's code is written out here (the one-stream path
+    /// of every pass), else called (the rotation over several streams).
+    #[inline(always)]
+    pub(super) fn stream_turn<O: Observer, const INLINE: bool>(
+        &mut self,
+        i: usize,
+        p: u64,
+        dispatch: Dispatch,
+        obs: &mut O,
+        turns: &mut Turns<O>,
+    ) -> (bool, bool) {
+        let s = &self.streams[i].meta;
+        debug_assert!(s.life == Life::Active, "an ended stream in the active list");
+        // A micro-op that waited and whose condition still holds waits
+        // again (its operands cannot have changed): the turn ends at once,
+        // without dispatching it.
+        // (With turn_budget 0, out of range, no turn runs a micro-op, so no
+        // stream ever waits.)
+        let (ran, why, pc) = if s.waiting.holds(&self.kernel, s) {
+            (0, wait_end(s.waiting), s.pc)
+        } else if INLINE {
+            self.turn::<O, false>(i, dispatch, obs, turns)
+        } else {
+            self.turn_call::<O, false>(i, dispatch, obs, turns)
+        };
+        obs.on_turn_end(p, i, ran, why, pc);
+        (ran != 0 || !why.is_wait(), why == TurnEnd::Budget)
+    }
+}
+
+/// The turns' context, kept from one turn to the next by the pass loop: a
+/// turn sets again only what can have changed since the last one (the
+/// pointers to the kernel, the stream and the observer, which the pass loop
+/// uses in between, and whether it spans), and the program's pointers only
+/// when another stream takes it. The exit point, the reason and the halt
+/// register are written by the exits that report them. Made afresh each
+/// turn, the context cost submit_heavy's turns about 12 instructions each.
+pub(super) struct Turns<O: Observer> {
+    ctx: Ctx<O>,
+    /// The stream whose program `ctx` points into (`usize::MAX`: none yet).
+    stream: usize,
+}
+
+impl<O: Observer> Turns<O> {
+    pub(super) fn new() -> Turns<O> {
+        let null = std::ptr::null();
+        Turns {
+            ctx: Ctx {
+                kernel: std::ptr::null_mut(),
+                stream: std::ptr::null_mut(),
+                // Valid for an observer of no size (`Machine::turn`).
+                obs: std::ptr::NonNull::dangling().as_ptr(),
+                base: null,
+                templates: std::ptr::null(),
+                exit_ip: null,
+                exit_fuel: 0,
+                reason: Reason::BadJump,
+                halt: 0,
+                spanning: false,
+            },
+            stream: usize::MAX,
+        }
+    }
+}
