@@ -5,7 +5,7 @@
 
 use super::groups::overlaps;
 use super::queue::{Job, QUEUE_CAP};
-use super::records::{patch, patched, push_record_value};
+use super::records::{patch, patched, push_record};
 use super::slots::Taking;
 use super::state::{HOST, Kernel};
 use super::stream::StreamMeta;
@@ -15,6 +15,21 @@ use crate::exec::template::{BLANK, Tmpl};
 use crate::format::{NO_REGISTER, flags};
 use crate::types::{Reason, SubmittedCommand};
 
+/// Why [`Kernel::admit`] or [`Kernel::admit_job`] turned a command away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NotNow {
+    /// The group is not inside the grid: error 11 (S18, S32).
+    BadGroup,
+    /// Every slot is busy: wait.
+    Slots,
+    /// An exclusive command's older job or overlapping group: wait.
+    Exclusive,
+    /// The count is not 1 ..= core_count: error 9 (S18, S32).
+    BadEnqueue,
+    /// The queue holds 64 jobs: a stream waits, the host is refused (S32).
+    QueueFull,
+}
+
 /// Why the kernel refused a SUBMIT or ENQUEUE for now.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Refusal {
@@ -23,6 +38,50 @@ pub(crate) enum Refusal {
 }
 
 impl Kernel {
+    /// Whether a command of the cores `first .. first + count` may take a
+    /// slot now: the one rule of S18 (SUBMIT) and S32 (the host's plain
+    /// command). The group must lie inside the grid (else error 11, which
+    /// never passes by waiting); a slot must be free; and an exclusive
+    /// command (`exclusive`: the job id of its first try) waits while a job
+    /// queued before that try is still waiting or a busy group overlaps its
+    /// own.
+    #[inline(always)]
+    pub(super) fn admit(
+        &self,
+        first: u32,
+        count: u32,
+        exclusive: Option<u64>,
+    ) -> Result<(), NotNow> {
+        let core_count = self.core_count;
+        if count == 0 || first > core_count || count > core_count - first {
+            return Err(NotNow::BadGroup);
+        }
+        if self.busy == u16::MAX {
+            return Err(NotNow::Slots);
+        }
+        if let Some(mark) = exclusive
+            && (self.queue.holds_older(mark) || self.any_busy_overlaps(first, count))
+        {
+            return Err(NotNow::Exclusive);
+        }
+        Ok(())
+    }
+
+    /// Whether a job of `count` cores may be queued now: the one rule of
+    /// S18 (ENQUEUE) and S32 (the host's queued command). The count must be
+    /// 1 ..= core_count (else error 9), and the queue must have room.
+    #[inline(always)]
+    pub(super) fn admit_job(&self, count: u32) -> Result<(), NotNow> {
+        if count == 0 || count > self.core_count {
+            return Err(NotNow::BadEnqueue);
+        }
+        if self.queue.len == QUEUE_CAP {
+            return Err(NotNow::QueueFull);
+        }
+        Ok(())
+    }
+
+    /// Whether a busy slot's group overlaps the cores `first .. first + count`.
     fn any_busy_overlaps(&self, first: u32, count: u32) -> bool {
         let mut busy = self.busy;
         while busy != 0 {
@@ -67,19 +126,20 @@ impl Kernel {
                 reg(t.count_register, t.proto.count),
             )
         });
-        let core_count = self.core_count;
-        if count == 0 || first > core_count || count > core_count - first {
-            s.exclusive_mark = None;
-            return Err(Refusal::Error(Reason::BadGroup));
-        }
-        if self.busy == u16::MAX {
-            return Err(Refusal::Wait(Exit::WaitSlots));
+        match self.admit(
+            first,
+            count,
+            if exclusive { s.exclusive_mark } else { None },
+        ) {
+            Ok(()) => {}
+            Err(NotNow::BadGroup) => {
+                s.exclusive_mark = None;
+                return Err(Refusal::Error(Reason::BadGroup));
+            }
+            Err(NotNow::Slots) => return Err(Refusal::Wait(Exit::WaitSlots)),
+            Err(_) => return Err(Refusal::Wait(Exit::WaitExclusive)),
         }
         if exclusive {
-            let mark = s.exclusive_mark.unwrap_or(0);
-            if self.queue.holds_older(mark) || self.any_busy_overlaps(first, count) {
-                return Err(Refusal::Wait(Exit::WaitExclusive));
-            }
             s.exclusive_mark = None;
         }
         let args = patched(t, regs);
@@ -87,7 +147,7 @@ impl Kernel {
         let pass = self.pass;
         // Field by field here: a copy of the template's prototype patched
         // in place cost the handler 17 instructions more (registers).
-        push_record_value(
+        push_record(
             &mut self.commands,
             SubmittedCommand {
                 sequence,
@@ -131,11 +191,10 @@ impl Kernel {
         count: u32,
         pc: u32,
     ) -> Result<(), Refusal> {
-        if count == 0 || count > self.core_count {
-            return Err(Refusal::Error(Reason::BadEnqueue));
-        }
-        if self.queue.len == QUEUE_CAP {
-            return Err(Refusal::Wait(Exit::WaitQueueFull));
+        match self.admit_job(count) {
+            Ok(()) => {}
+            Err(NotNow::QueueFull) => return Err(Refusal::Wait(Exit::WaitQueueFull)),
+            Err(_) => return Err(Refusal::Error(Reason::BadEnqueue)),
         }
         let id = self.job_ids;
         self.job_ids += 1;
@@ -169,24 +228,19 @@ impl Kernel {
         mark: u64,
         obs: &mut O,
     ) -> Result<(), Option<Reason>> {
-        if !(1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler) {
+        if !host_handler(handler) {
             return Err(Some(Reason::BadTemplate));
         }
-        if count == 0 || first > self.core_count || count > self.core_count - first {
-            return Err(Some(Reason::BadGroup));
-        }
-        if self.busy == u16::MAX {
-            return Err(None);
-        }
-        if flag_byte & flags::EXCLUSIVE != 0
-            && (self.queue.holds_older(mark) || self.any_busy_overlaps(first, count))
-        {
-            return Err(None);
+        let exclusive = (flag_byte & flags::EXCLUSIVE != 0).then_some(mark);
+        match self.admit(first, count, exclusive) {
+            Ok(()) => {}
+            Err(NotNow::BadGroup) => return Err(Some(Reason::BadGroup)),
+            Err(_) => return Err(None),
         }
         // The lowest free slot, the one next_command takes.
         self.host_slots |= self.busy.wrapping_add(1) & !self.busy;
         let (slot, sequence) = self.next_command();
-        push_record_value(
+        push_record(
             &mut self.commands,
             SubmittedCommand {
                 sequence,
@@ -226,10 +280,11 @@ impl Kernel {
         args: [u32; 10],
         flag_byte: u8,
     ) -> Result<(), Reason> {
-        if !(1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler) {
+        if !host_handler(handler) {
             return Err(Reason::BadTemplate);
         }
-        if count == 0 || count > self.core_count || self.queue.len == QUEUE_CAP {
+        // S32: a full queue refuses the host's job with error 9.
+        if self.admit_job(count).is_err() {
             return Err(Reason::BadEnqueue);
         }
         self.queue.push(Job {
@@ -248,4 +303,10 @@ impl Kernel {
         self.job_ids += 1;
         Ok(())
     }
+}
+
+/// Whether a host command's handler is in range (S32: 1 ..= the check's
+/// largest handler; else error 5, as for a template).
+fn host_handler(handler: u32) -> bool {
+    (1..=u32::from(crate::check::MAX_HANDLER)).contains(&handler)
 }

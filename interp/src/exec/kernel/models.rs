@@ -71,9 +71,9 @@ impl Delays {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Results {
     /// All ones for sequence (its low 32 bits), 0 for zero.
-    sequence_mask: u32,
+    pub(super) sequence_mask: u32,
     /// An argument's, a table's or a closure's model.
-    on_record: bool,
+    pub(super) on_record: bool,
 }
 
 impl Results {
@@ -94,31 +94,13 @@ impl Results {
     }
 }
 
-impl Results {
-    /// The result of the command of `sequence` just recorded (`record`,
-    /// for an argument's, a table's or a closure's model).
-    #[inline(always)]
-    pub(super) fn next(
-        &self,
-        params: &Params,
-        sequence: u64,
-        record: Option<&SubmittedCommand>,
-    ) -> u32 {
-        if self.on_record {
-            result_on_record(params, record)
-        } else {
-            sequence as u32 & self.sequence_mask
-        }
-    }
-}
-
 /// The result of the `record` just made under an argument's, a table's or
 /// a closure's model (S23).
 ///
-/// Not marked cold: a cold call here cost the queue's turn 3,200
-/// instructions a run of jobs_1000 in spills around it.
+/// Not marked cold: a cold call here cost the queue's turn spills around
+/// it (performance.md D21); what it calls for a table or a closure is.
 #[inline]
-fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
+pub(super) fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
     let Some(record) = record else { return 0 };
     match params.result {
         ResultModel::Arg(k) => record.args.get(usize::from(k)).copied().unwrap_or(0),
@@ -128,8 +110,10 @@ fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
 
 /// The result of `record` under any model (S23): an argument, an entry
 /// `sequence % len` of a table (an empty table, out of range by S25, gives
-/// 0), or the closure's answer. Out of line: only tables and closures come
-/// here, and inlined it cost SUBMIT's handler registers.
+/// 0), or the closure's answer. Cold and out of line: only tables and
+/// closures come here, and inlined it cost SUBMIT's handler registers
+/// (performance.md D21).
+#[cold]
 #[inline(never)]
 fn result_of_model(model: &ResultModel, record: &SubmittedCommand) -> u32 {
     match model {
@@ -148,6 +132,7 @@ fn result_of_model(model: &ResultModel, record: &SubmittedCommand) -> u32 {
 /// `sequence % len` of a table (`None`: never; an empty table, out of range
 /// by S25, says never), or the closure's answer (P2: exact in u64). Out of
 /// line, as [`result_of_model`].
+#[cold]
 #[inline(never)]
 fn delay_on_record(delay: &Delay, record: &SubmittedCommand) -> Option<u64> {
     match delay {

@@ -6,12 +6,22 @@ use crate::exec::hint;
 use crate::exec::template::Tmpl;
 use crate::types::SubmittedCommand;
 
-/// Appends `proto` to the answer's records and gives it back to be
-/// completed in place. Room is made first, out of line, so that the copy
-/// goes straight from the prototype into the answer (a `push` that may
-/// grow the vector copies it through the stack first).
+/// Appends `record` to the answer's records (S19): SUBMIT's and the
+/// host's, built field by field (performance.md D26). Room is made first,
+/// out of line ([`make_room`]), so that the record goes straight into the
+/// answer (a `push` that may grow the vector builds it on the stack first).
 #[inline(always)]
-pub(super) fn push_record<'a>(
+pub(super) fn push_record(commands: &mut Vec<SubmittedCommand>, record: SubmittedCommand) {
+    make_room(commands);
+    // Cannot fail: there is room.
+    let _ = commands.push_within_capacity(record);
+}
+
+/// Appends a copy of `proto` to the answer's records, as [`push_record`]
+/// does, and gives it back to be completed in place: a placed job's record,
+/// its prototype copied once from the queue's slab (performance.md D25).
+#[inline(always)]
+pub(super) fn push_record_from<'a>(
     commands: &'a mut Vec<SubmittedCommand>,
     proto: &SubmittedCommand,
 ) -> &'a mut SubmittedCommand {
@@ -21,18 +31,10 @@ pub(super) fn push_record<'a>(
     &mut commands[at]
 }
 
-/// Appends `record` to the answer's records, as [`push_record`] does.
-#[inline(always)]
-pub(super) fn push_record_value(commands: &mut Vec<SubmittedCommand>, record: SubmittedCommand) {
-    make_room(commands);
-    // Cannot fail: there is room.
-    let _ = commands.push_within_capacity(record);
-}
-
 /// Makes room for one more record, out of line, and asks for the cache
 /// lines of the record eight ahead; gives the new record's index.
 #[inline(always)]
-pub(super) fn make_room(commands: &mut Vec<SubmittedCommand>) -> usize {
+fn make_room(commands: &mut Vec<SubmittedCommand>) -> usize {
     #[cold]
     #[inline(never)]
     fn grow(commands: &mut Vec<SubmittedCommand>) {

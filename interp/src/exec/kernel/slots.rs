@@ -3,6 +3,7 @@
 //! the acknowledged slots and finds the next pass where a slot changes;
 //! the deadline phase finds the lowest late slot.
 
+use super::models::result_on_record;
 use super::slot::{ACK_WHEEL, Slot};
 use super::state::{HOST, Kernel};
 use super::stream::Stream;
@@ -68,11 +69,12 @@ impl Kernel {
         // (never past u64: a never or an overflow saturates to u64::MAX).
         let ack = pass.saturating_add(delay_1);
         let has_result = t_flags & flags::RESULT != 0;
-        let result = if has_result {
-            self.results
-                .next(&self.params, sequence, self.commands.last())
-        } else {
+        let result = if !has_result {
             0
+        } else if self.results.on_record {
+            result_on_record(&self.params, self.commands.last())
+        } else {
+            sequence as u32 & self.results.sequence_mask
         };
         // S13, S31: deadline_passes, else the stream header's (both in
         // `fixed_deadline`), else the default in force now.
