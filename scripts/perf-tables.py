@@ -325,7 +325,7 @@ def render(counts, order, report, args):
     def times(title, key, variants, what, count=False):
         rows = [[w["name"]] + ([fmt_count(w["ops"])] if count else []) + [cell(w, v, key) for v in variants]
                 for w in report["workloads"]]
-        out.extend(["", f"### {title}", "", stamp(args, source), f"Each cell: {interval}{what}.", ""])
+        out.extend(["", f"### {title}", "", stamp(args, source), "", f"Each cell: {interval}{what}.", ""])
         out.append(table(["workload"] + (["micro-ops"] if count else []) + variants, rows))
 
     times("Nanoseconds per micro-op", "ns_per_op", timed, "", count=True)
