@@ -20,16 +20,22 @@
 //! The corpus, `kmst compare`, the profiler and the fuzzing oracles live in
 //! crate `kmst-harness`; the `kmst` command line in crate `kmst-cli`.
 
-#![feature(explicit_tail_calls)]
-// The queue's turn compares the window's 16 core counts at once (exec/kernel/queue.rs).
-#![feature(portable_simd)]
-#![feature(vec_push_within_capacity)]
+// Feature `nightly` (turned on by the `tail` and `threaded` variants):
+// guaranteed tail calls; the queue's turn compares the window's 16 core
+// counts at once (exec/kernel/queue.rs); records pushed without a grow path
+// (exec/kernel/records.rs). Without it the engine builds on stable Rust.
+#![cfg_attr(feature = "nightly", feature(explicit_tail_calls))]
+#![cfg_attr(feature = "nightly", feature(portable_simd))]
+#![cfg_attr(feature = "nightly", feature(vec_push_within_capacity))]
+#![cfg_attr(feature = "nightly", allow(incomplete_features))]
 #![cfg_attr(kmst_preserve_none, feature(rust_preserve_none_cc))]
-#![allow(incomplete_features)]
 // Unsafe code lives in the interpreter (`exec`) alone, every block with its
 // `// SAFETY:` comment and every `unsafe fn` with a `# Safety` section.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
+#[cfg(not(any(feature = "tail", feature = "switch", feature = "threaded")))]
+compile_error!("kmst needs at least one dispatch variant: feature `tail`, `switch` or `threaded`");
 
 #[cfg(feature = "asm")]
 pub mod asm;

@@ -12,12 +12,15 @@
 //!   and every `op` byte is an [`OpIndex`](super::inst::OpIndex) below
 //!   [`HANDLERS`](super::inst::HANDLERS), with or without the
 //!   [`HEAD`](super::inst::HEAD) bit, written by the decoder;
-//! - `regs` pointing at the running stream's 16 registers, and every register
-//!   field of every instruction below 16;
+//! - `regs` pointing at the running stream's 16 registers, and every
+//!   register field an instruction's handler reads as a register below 16
+//!   (SUBMIT's `a` and `b` may be `NO_REGISTER`, read only by the `group`
+//!   variant, which the decoder gives only where both are registers; a
+//!   head's `c` may hold its block's length);
 //! - `ctx` the turn's live `Ctx<O>` (type-erased), whose pointers are
 //!   disjoint from `regs` and from the program;
-//! - `fuel >= 1` for a counted handler; a head or charged handler (chain.rs)
-//!   may get 0, after a block that used the last unit.
+//! - `fuel >= 1` for a counted handler; a head or charged handler
+//!   (dispatch/chain.rs) may get 0, after a block that used the last unit.
 //!
 //! The decoder establishes the first two from a `CheckedUpload` (the check's
 //! reasons 3, 4 and 5), the stream turn the last two. Each `unsafe` block in
@@ -39,9 +42,11 @@ macro_rules! handler_fn {
         $(#[$m])* pub(crate) unsafe extern "rust-preserve-none" fn $name $($rest)*
     };
 }
+#[cfg(any(feature = "tail", feature = "threaded"))]
 pub(crate) use handler_fn;
 
 /// Hands control to the next handler as a guaranteed tail call.
+#[cfg(feature = "nightly")]
 macro_rules! tail_call {
     ($f:expr, $ip:expr, $regs:expr, $acc:expr, $ctx:expr, $fuel:expr) => {
         become ($f)(
@@ -54,13 +59,14 @@ macro_rules! tail_call {
         )
     };
 }
+#[cfg(feature = "nightly")]
 pub(crate) use tail_call;
 
 handler_fn! {
     /// The handler a decoded instruction holds until a variant that reads
-    /// it (the threaded one) sets its own (Machine::run); the other
-    /// variants never read it. Never runs: running it is a defect of the
-    /// engine.
+    /// it (the threaded one) sets its own (`dispatch::prepare`, from
+    /// `Machine::run`); the other variants never read it. Never runs:
+    /// running it is a defect of the engine.
     ///
     /// # Safety
     /// None needed: it touches nothing.

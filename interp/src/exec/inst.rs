@@ -16,20 +16,22 @@
 //! block when the fuel covers it, and the block's other handlers then count
 //! nothing; with less fuel, it counts micro-op by micro-op until the fuel
 //! runs out inside the block, so the turn still ends after exactly the
-//! micro-op S17 says (dispatch/chain.rs). That is the only thing fuel decides: wrong
-//! fuel gives a wrong answer, never an access outside the program.
+//! micro-op S17 says (dispatch/chain.rs, `head`). That is the only thing
+//! fuel decides: wrong fuel gives a wrong answer, never an access outside
+//! the program.
 
 use crate::ops::{ImmKind, Opcode};
 
 /// Every handler's signature: instruction pointer, register file, the
 /// accumulator (the value the last straight micro-op wrote, docs/dispatch.md
-/// "The accumulator"), an unused slot, the type-erased [`Ctx`], and the one
-/// folded fuel counter. All travel in registers; the return value is one
-/// byte. The [`Free`] slot takes rcx (x86-64), so that `ctx` and `fuel` sit
-/// in r8 and r9: SHR's shift count must be in `cl` and MOD's divide uses
-/// `edx:eax` (where only the accumulator lives, which MOD does not keep).
-/// The plain Rust calling convention is the default: `rust-preserve-none`
-/// (`--cfg kmst_preserve_none`) measured slower (docs/performance.md).
+/// "The accumulator"), an unused slot, the type-erased
+/// [`Ctx`](super::bodies::Ctx), and the one folded fuel counter. All
+/// travel in registers; the return value is one byte. The [`Free`] slot
+/// takes rcx (x86-64), so that `ctx` and `fuel` sit in r8 and r9: SHR's
+/// shift count must be in `cl` and MOD's divide uses `edx:eax` (where only
+/// the accumulator lives, which MOD does not keep; performance.md D6). The
+/// plain Rust calling convention is the default; `rust-preserve-none`
+/// (`--cfg kmst_preserve_none`) is not (performance.md D5).
 #[cfg(not(kmst_preserve_none))]
 pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, u32, Free, *mut (), u32) -> Exit;
 
@@ -50,12 +52,19 @@ pub(crate) struct Inst {
     pub handler: Handler,
     /// The dense handler index ([`OpIndex`]), for the table and the switch.
     pub op: u8,
-    /// Register fields, each below 16 (S4; the check's reason 4).
+    /// Register fields, each below 16 (S4; the check's reason 4) where the
+    /// micro-op reads it as a register. Besides: SUBMIT's `a` and `b` hold
+    /// its template's group registers or `NO_REGISTER` (for the `group`
+    /// variant), and a head whose micro-op has an imm keeps its block's
+    /// length in `c` ([`len_in_imm`]).
     pub a: u8,
     pub b: u8,
     pub c: u8,
-    /// The integer operand; for a jump the target minus this micro-op's pc
-    /// (wrapping, read as i32); for SUBMIT/ENQUEUE the template index.
+    /// The integer operand; for a jump the distance to its target in
+    /// bytes, `(target - pc) * 16` (wrapping, read as i32; decode.rs), so
+    /// that a taken jump is one add; for SUBMIT/ENQUEUE the template index.
+    /// A head whose micro-op has no imm keeps its block's length here
+    /// ([`len_in_imm`]).
     pub imm: u32,
 }
 
@@ -71,6 +80,7 @@ const _: () = assert!(
 /// The length of a handler table indexed by `op` bytes: every [`OpIndex`],
 /// then (from [`HEAD`] on) every index as a head. The entries between are
 /// never used.
+#[cfg(any(feature = "tail", feature = "threaded"))]
 pub(crate) const TABLE_LEN: usize = HEAD as usize + HANDLERS;
 
 /// Where a head keeps its block's length: in `imm` when its (first)
@@ -108,7 +118,8 @@ pub(crate) enum Exit {
     Halt,
     /// A micro-op that reads or changes the kernel (SUBMIT, ENQUEUE, EVENT,
     /// TIME) was reached in a chain spanning several quick passes: it has not
-    /// run, and the kernel must first learn which pass it is in (machine.rs).
+    /// run, and the kernel must first learn which pass it is in
+    /// (machine/turn.rs; machine/mod.rs, "Spans of quick passes").
     Resync,
 }
 
@@ -124,18 +135,18 @@ pub(crate) type Flow = Result<*const Inst, Exit>;
 /// read once; the variants below), `Second(a)` that the second's `a` be the
 /// register the first wrote, which it then takes from the accumulator. The
 /// pairs are the most frequent straight-line pairs over the corpus and the
-/// bench workloads (`kmst profile --pairs`, docs/performance.md "Which
-/// pairs to fuse"), leaving out pairs that only one benchmark's loop has. Program::decode gives the first of such a pair
-/// the fused handler (the first matching entry, in list order) and keeps
-/// the second in place unchanged, so a jump into the second still runs it
-/// alone; the fused handler counts two micro-ops and stops between them
-/// when only one unit of fuel is left (docs/dispatch.md,
-/// "Superinstructions").
+/// bench workloads (`kmst profile --pairs`, performance.md D3), leaving
+/// out pairs that only one benchmark's loop has. `Program::decode`
+/// (decode.rs) gives the first of such a pair the fused handler (the first
+/// matching entry, in list order) and keeps the second in place unchanged,
+/// so a jump into the second still runs it alone; the fused handler counts
+/// two micro-ops and stops between them when only one unit of fuel is left
+/// (docs/dispatch.md, "Superinstructions").
 ///
 /// A variant is `Variant = Base(src);`: the micro-op `Base` reading its
-/// operands from where `bodies::src::src` says, each with the condition
-/// Program::decode tests before giving it (the first in list order that
-/// holds):
+/// operands from where [`operand::src`](super::operand::src) says, each
+/// with the condition `Program::decode` tests before giving it (the first
+/// in list order that holds):
 /// - `b`, `c`: that register field from the accumulator, the value the
 ///   micro-op just before it in its block wrote, rather than from the
 ///   register file, so a chain of dependent micro-ops passes its values in

@@ -10,12 +10,15 @@
 //! fuel (machine/budget.rs); a block's head charges its whole block
 //! (dispatch/chain.rs, `head`), and what one unit costs is decided here.
 
+#[cfg(any(feature = "tail", feature = "threaded"))]
 use std::marker::PhantomData;
 
 use super::bodies::{self, Ctx, OpBody};
 use super::inst::{Exit, Flow, HANDLERS, Inst, OpIndex, for_each_fused};
 use super::observer::Observer;
-use super::operand::{Regs, Src};
+#[cfg(any(feature = "tail", feature = "threaded"))]
+use super::operand::Regs;
+use super::operand::Src;
 
 /// Records the exit point (cold, shared by every variant).
 ///
@@ -79,8 +82,9 @@ pub(crate) unsafe fn step<B: OpBody, O: Observer, S: Src>(
     }
 }
 
+#[cfg(any(feature = "tail", feature = "threaded"))]
 /// Runs the superinstruction `A` then `B` at `ip` inside a block whose fuel
-/// was charged at its head (handler.rs "Blocks"): `fuel` is what is left
+/// was charged at its head (inst.rs "Blocks"): `fuel` is what is left
 /// after the charge. `Err` after recording the exit point of the micro-op
 /// that stopped, with the units of it and of what follows in the pair given
 /// back (it ends its block).
@@ -136,6 +140,7 @@ pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Sr
     }
 }
 
+#[cfg(any(feature = "tail", feature = "threaded"))]
 /// What one handler runs: one micro-op ([`One`]) or a superinstruction's two
 /// ([`Pair`]).
 pub(crate) trait Unit {
@@ -168,10 +173,12 @@ pub(crate) trait Unit {
     ) -> Result<*const Inst, Exit>;
 }
 
+#[cfg(any(feature = "tail", feature = "threaded"))]
 /// One micro-op body as a [`Unit`], reading the operands `S` names from
 /// the accumulator when its block's head paid (a forwarding variant).
 pub(crate) struct One<B, S = Regs>(PhantomData<(B, S)>);
 
+#[cfg(any(feature = "tail", feature = "threaded"))]
 impl<B: OpBody, S: Src> Unit for One<B, S> {
     #[inline(always)]
     unsafe fn counted<O: Observer>(
@@ -201,11 +208,13 @@ impl<B: OpBody, S: Src> Unit for One<B, S> {
     }
 }
 
+#[cfg(any(feature = "tail", feature = "threaded"))]
 /// A superinstruction, `A` (its operands from where `SA` says: the
 /// register file or in place) then `B` (from where `SB` says: the register
 /// file, or the accumulator `A` left), as a [`Unit`].
 pub(crate) struct Pair<A, B, SA = Regs, SB = Regs>(PhantomData<(A, B, SA, SB)>);
 
+#[cfg(any(feature = "tail", feature = "threaded"))]
 impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
     #[inline(always)]
     unsafe fn counted<O: Observer>(

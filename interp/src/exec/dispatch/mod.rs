@@ -5,18 +5,20 @@
 //! variant is a file holding its loop and how it finds the next handler,
 //! nothing else:
 //!
-//! - [`tail`] (the default): a static table of handlers, each ending in a
+//! - [`tail`] (feature `tail`, nightly; the default when built): a static table of handlers, each ending in a
 //!   guaranteed tail call (`become`) through the table;
-//! - [`threaded`] (feature `threaded`): each instruction carries its
+//! - [`threaded`] (feature `threaded`, nightly): each instruction carries its
 //!   handler pointer;
-//! - [`switch`] (feature `switch`): `loop { match op { .. } }`.
+//! - [`switch`] (feature `switch`; stable Rust): `loop { match op { .. } }`.
 //!
 //! The tail and threaded variants share their handlers ([`chain`]): counted,
 //! charged and head handlers generated from the same bodies.
 
+#[cfg(any(feature = "tail", feature = "threaded"))]
 pub(crate) mod chain;
 #[cfg(feature = "switch")]
 pub(crate) mod switch;
+#[cfg(feature = "tail")]
 pub(crate) mod tail;
 #[cfg(feature = "threaded")]
 pub(crate) mod threaded;
@@ -27,16 +29,19 @@ use std::str::FromStr;
 use super::inst::{Exit, Inst};
 use super::observer::Observer;
 
-/// Which fast dispatch loop runs the stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+/// Which fast dispatch loop runs the stream. Each is a cargo feature; the
+/// default is the first of [`Dispatch::ALL`]: `Tail` when built (nightly),
+/// else `Switch` (stable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dispatch {
-    /// Tail-call table (the default).
-    #[default]
+    /// Tail-call table (feature `tail`, nightly; the default).
+    #[cfg(feature = "tail")]
     Tail,
     /// `loop { match }` over the pre-decoded program.
     #[cfg(feature = "switch")]
     Switch,
-    /// Direct threading: each instruction stores its handler.
+    /// Direct threading: each instruction stores its handler (feature
+    /// `threaded`, nightly).
     #[cfg(feature = "threaded")]
     Threaded,
 }
@@ -44,6 +49,7 @@ pub enum Dispatch {
 impl Dispatch {
     /// Every variant compiled into this build, the default first.
     pub const ALL: &'static [Dispatch] = &[
+        #[cfg(feature = "tail")]
         Dispatch::Tail,
         #[cfg(feature = "switch")]
         Dispatch::Switch,
@@ -54,12 +60,20 @@ impl Dispatch {
     /// Its name: `tail`, `switch` or `threaded`.
     pub fn name(self) -> &'static str {
         match self {
+            #[cfg(feature = "tail")]
             Dispatch::Tail => "tail",
             #[cfg(feature = "switch")]
             Dispatch::Switch => "switch",
             #[cfg(feature = "threaded")]
             Dispatch::Threaded => "threaded",
         }
+    }
+}
+
+impl Default for Dispatch {
+    /// The first variant of [`Dispatch::ALL`].
+    fn default() -> Dispatch {
+        Dispatch::ALL[0]
     }
 }
 
@@ -132,6 +146,7 @@ pub(crate) unsafe fn enter<O: Observer>(
             Dispatch::Switch => switch::run::<O>(ip, regs, ctx, fuel),
             #[cfg(feature = "threaded")]
             Dispatch::Threaded => chain::enter::<O, threaded::Threaded<O>>(ip, regs, ctx, fuel),
+            #[cfg(feature = "tail")]
             Dispatch::Tail => chain::enter::<O, tail::Tail<O>>(ip, regs, ctx, fuel),
         }
     }

@@ -16,7 +16,9 @@
 //! along the queue (a job placed from behind a job is behind every job ahead
 //! of it too), so the head holds the largest.
 
+#[cfg(feature = "nightly")]
 use std::simd::cmp::SimdPartialOrd;
+#[cfg(feature = "nightly")]
 use std::simd::i16x16;
 
 use crate::exec::template::BLANK;
@@ -212,8 +214,18 @@ impl Queue {
     pub(super) fn fitting(&self, window: usize, cores: u64) -> u32 {
         let cores = cores.min(i16::MAX as u64) as i16;
         // head < 64, so the 16 keys from head are inside the array.
-        let keys = i16x16::from_slice(&self.keys[self.head % QUEUE_CAP..][..WINDOW]);
-        let bits = keys.simd_le(i16x16::splat(cores)).to_bitmask() as u32;
+        let keys = &self.keys[self.head % QUEUE_CAP..][..WINDOW];
+        // One SIMD compare of the 16 keys (performance.md D22); on stable
+        // Rust, key by key.
+        #[cfg(feature = "nightly")]
+        let bits = i16x16::from_slice(keys)
+            .simd_le(i16x16::splat(cores))
+            .to_bitmask() as u32;
+        #[cfg(not(feature = "nightly"))]
+        let bits = keys
+            .iter()
+            .enumerate()
+            .fold(0u32, |bits, (i, &k)| bits | u32::from(k <= cores) << i);
         bits & ((1 << window) - 1)
     }
 
