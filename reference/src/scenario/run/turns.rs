@@ -1,0 +1,201 @@
+//! The turns of a pass (S29): the active streams in start order, then the
+//! queue, in the rotation `p % (n + 1)`. A stream's turn (S17) runs its
+//! micro-ops (docs/spec.md "Micro-ops", S18) until it waits, ends or uses
+//! up its budget; SUBMIT and ENQUEUE hand their commands to the slots and
+//! the queue ([`super::slots`]).
+
+use super::slots::outside_grid;
+use super::{Kernel, Life, Step};
+use crate::result::{Reason, kind};
+use crate::sim::{FLAG_EXCLUSIVE, FROM_COMMAND, QUEUE_CAPACITY};
+
+impl Kernel<'_> {
+    /// S29: the turns of the streams active now, in start order, then the
+    /// queue, the first being submitter `pass % (n + 1)`.
+    pub(super) fn turns(&mut self, pass: u64) {
+        let submitters = self.active();
+        let n = submitters.len();
+        let first = (pass % (n as u64 + 1)) as usize;
+        for k in 0..=n {
+            let who = (first + k) % (n + 1);
+            if who == n {
+                self.queue_turn(pass);
+            } else {
+                self.stream_turn(submitters[who], pass);
+            }
+        }
+    }
+
+    /// S18, S30: the stream's own commands in flight plus its own jobs queued.
+    fn pending(&self, s: usize) -> u64 {
+        let busy = self.slots.iter().flatten().filter(|b| b.owner == Some(s));
+        let queued = self.queue.iter().filter(|j| j.owner == Some(s));
+        (busy.count() + queued.count()) as u64
+    }
+
+    /// S17: one turn of stream `s`.
+    fn stream_turn(&mut self, s: usize, pass: u64) {
+        let mut budget_used: u32 = 0;
+        while self.streams[s].life == Life::Active {
+            // A turn whose budget is used up ends before the next micro-op's tests.
+            if budget_used >= self.params.turn_budget {
+                return;
+            }
+            let stream = &self.streams[s];
+            let pc = stream.pc;
+            if pc as usize == stream.program.ops.len() {
+                self.fail(s, Reason::BadJump, pc, pass);
+                return;
+            }
+            if stream.steps >= stream.program.max_steps {
+                self.fail(s, Reason::StepLimit, pc, pass);
+                return;
+            }
+            match self.execute(s, pass) {
+                Step::Next(next) => {
+                    let stream = &mut self.streams[s];
+                    stream.pc = next;
+                    stream.steps += 1;
+                    budget_used += 1;
+                }
+                Step::Wait => return,
+                Step::Halted => {
+                    self.streams[s].steps += 1;
+                    return;
+                }
+                Step::Fail(reason) => {
+                    self.fail(s, reason, pc, pass);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// One micro-op of stream `s` at its pc (docs/spec.md "Micro-ops", S18).
+    fn execute(&mut self, s: usize, pass: u64) -> Step {
+        let stream = &self.streams[s];
+        let pc = stream.pc;
+        let op = stream.program.ops[pc as usize];
+        let (a, b, c, imm) = (op.a, op.b, op.c, op.imm);
+        let r = stream.regs;
+        let jump = |taken: bool| Step::Next(if taken { imm } else { pc + 1 });
+        let value = match op.op {
+            1 => imm,
+            2 => r[b],
+            3 => r[b].wrapping_add(r[c]),
+            4 => r[b].wrapping_add(imm),
+            5 => r[b].wrapping_sub(r[c]),
+            6 => r[b].wrapping_mul(r[c]),
+            7 => r[b] & r[c],
+            8 => r[b] >> (imm & 31),
+            9 => {
+                if r[c] == 0 {
+                    return Step::Fail(Reason::ModByZero);
+                }
+                r[b] % r[c]
+            }
+            10 => {
+                let mut x = r[15];
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                self.streams[s].regs[15] = x;
+                x
+            }
+            16 => return jump(true),
+            17 => return jump(r[a] < r[b]),
+            18 => return jump(r[a] == r[b]),
+            19 => return jump(r[a] != 0),
+            20 => {
+                if self.pending(s) != 0 {
+                    return Step::Wait;
+                }
+                let req = self.streams[s].program.req;
+                self.post(kind::STREAM_END, req, r[a], pass);
+                let stream = &mut self.streams[s];
+                stream.life = Life::Halted;
+                stream.halt = Some(r[a]);
+                return Step::Halted;
+            }
+            32 => return self.submit(s, imm as usize, pass),
+            33 => return self.enqueue(s, imm as usize, r[a]),
+            40 => {
+                if self.pending(s) > u64::from(imm) {
+                    return Step::Wait;
+                }
+                return Step::Next(pc + 1);
+            }
+            // S30: the stream's own latest result.
+            41 => stream.latest_result,
+            48 => {
+                let req = stream.program.req;
+                self.post(kind::STREAM, req, r[a], pass);
+                return Step::Next(pc + 1);
+            }
+            49 => pass.wrapping_mul(u64::from(self.params.ticks_per_pass)) as u32,
+            // The check admits no other opcode.
+            _ => return Step::Fail(Reason::UnknownOpcode),
+        };
+        self.streams[s].regs[a] = value;
+        Step::Next(pc + 1)
+    }
+
+    /// SUBMIT of stream `s`, in the order of S18.
+    fn submit(&mut self, s: usize, index: usize, pass: u64) -> Step {
+        let stream = &self.streams[s];
+        let t = stream.program.templates[index];
+        let pc = stream.pc;
+        let args = t.patched_args(&stream.regs);
+        let first = match t.first_register {
+            FROM_COMMAND => t.first,
+            r => stream.regs[usize::from(r)],
+        };
+        let count = match t.count_register {
+            FROM_COMMAND => t.count,
+            r => stream.regs[usize::from(r)],
+        };
+        // Outside the grid: error 11 before any waiting.
+        if outside_grid(first, count, self.params.core_count) {
+            return Step::Fail(Reason::BadGroup);
+        }
+        // "first tried": remember which jobs were queued before it.
+        let mark = *self.streams[s]
+            .exclusive_mark
+            .get_or_insert(self.next_job_id);
+        let Some(slot) = self.lowest_free_slot() else {
+            return Step::Wait;
+        };
+        if t.flags & FLAG_EXCLUSIVE != 0 && self.exclusive_blocked(mark, first, count) {
+            return Step::Wait;
+        }
+        self.streams[s].exclusive_mark = None;
+        self.take_slot(
+            slot,
+            Some(s),
+            t.handler,
+            t.flags,
+            first,
+            count,
+            args,
+            pass,
+            pc,
+            false,
+        );
+        Step::Next(pc + 1)
+    }
+
+    /// ENQUEUE of stream `s`, in the order of S18.
+    fn enqueue(&mut self, s: usize, index: usize, count: u32) -> Step {
+        if count == 0 || count > self.params.core_count {
+            return Step::Fail(Reason::BadEnqueue);
+        }
+        if self.queue.len() >= QUEUE_CAPACITY {
+            return Step::Wait;
+        }
+        let stream = &self.streams[s];
+        let t = stream.program.templates[index];
+        let (args, pc) = (t.patched_args(&stream.regs), stream.pc);
+        self.push_job(Some(s), t.handler, t.flags, count, args, pc);
+        Step::Next(pc + 1)
+    }
+}
