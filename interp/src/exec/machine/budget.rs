@@ -111,3 +111,132 @@ pub(super) fn split_span(chain: u32, left: u32, fuel: u32, budget: u32, span: u3
     let k = (used / budget).min(span);
     (k, fuel - (used - k * budget))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::kernel::{Life, Waiting};
+
+    fn stream(steps: u32, max_steps: u32) -> StreamMeta {
+        StreamMeta {
+            pc: 0,
+            steps,
+            max_steps,
+            pending: 0,
+            latest_result: 0,
+            req: 0,
+            deadline: None,
+            life: Life::Active,
+            index: 0,
+            program: 0,
+            exclusive_mark: None,
+            waiting: Waiting::No,
+        }
+    }
+
+    /// A kernel in pass 5 whose next slot change is in pass 10.
+    fn kernel(params: &Params) -> Kernel {
+        let mut k = Kernel::new(params);
+        k.pass = 5;
+        k.next_change = 10;
+        k
+    }
+
+    /// S17: a turn runs the budget, or the steps left when fewer.
+    #[test]
+    fn a_turn_starts_with_the_budget_or_the_steps_left() {
+        assert_eq!(turn_fuel(64, &stream(0, 1_000)), 64);
+        assert_eq!(turn_fuel(64, &stream(950, 1_000)), 50);
+        assert_eq!(turn_fuel(64, &stream(1_000, 1_000)), 0);
+    }
+
+    /// Pass 5, next change in pass 10, no host, no cancel: passes 6, 7, 8
+    /// and 9 are quick (10 sweeps a slot), so a chain may span 4 turns
+    /// after this one when the stream has the steps for 5 whole turns.
+    #[test]
+    fn quick_until_the_next_slot_change() {
+        let params = Params::default();
+        let k = kernel(&params);
+        let host = Host::none();
+        let s = stream(0, 1_000_000);
+        assert!(next_pass_is_quick(&k, &params, None, &host, &s));
+        assert_eq!(quick_span(&k, &params, None, &host, &s), 4);
+        for (q, quick) in [(6, true), (9, true), (10, false), (11, false)] {
+            let at = host_at(&host, None, 5);
+            assert_eq!(is_quick(&k, q, params.max_passes, at), quick, "pass {q}");
+        }
+    }
+
+    /// The cancel pass (S15) and `max_passes` end the quick passes before
+    /// it; a cancel pass already past does not.
+    #[test]
+    fn the_cancel_pass_and_max_passes_end_them() {
+        let params = Params::default();
+        let k = kernel(&params);
+        let host = Host::none();
+        let s = stream(0, 1_000_000);
+        assert_eq!(quick_span(&k, &params, Some(8), &host, &s), 2);
+        assert!(!next_pass_is_quick(&k, &params, Some(6), &host, &s));
+        assert_eq!(quick_span(&k, &params, Some(6), &host, &s), 0);
+        assert_eq!(quick_span(&k, &params, Some(5), &host, &s), 4);
+        let short = Params {
+            max_passes: 8,
+            ..Params::default()
+        };
+        let k = kernel(&short);
+        assert_eq!(quick_span(&k, &short, None, &host, &s), 2);
+        assert!(!is_quick(&k, 8, short.max_passes, u64::MAX));
+    }
+
+    /// A queued job makes no pass quick: the queue's turn may place it.
+    #[test]
+    fn a_queued_job_makes_no_pass_quick() {
+        let params = Params::default();
+        let mut k = kernel(&params);
+        k.host_enqueue(1, 1, [0; 10], 0).unwrap();
+        let host = Host::none();
+        let s = stream(0, 1_000_000);
+        assert!(!next_pass_is_quick(&k, &params, None, &host, &s));
+        assert_eq!(quick_span(&k, &params, None, &host, &s), 0);
+        assert!(!is_quick(&k, 6, params.max_passes, u64::MAX));
+    }
+
+    /// The steps bound the span (S17): with 200 steps left and a budget of
+    /// 64, this turn and 2 more have a whole budget (3 * 64 = 192 <= 200);
+    /// with 127 left, not even the next one (2 * 64 = 128 > 127).
+    #[test]
+    fn the_steps_left_bound_the_span() {
+        let params = Params::default();
+        let k = kernel(&params);
+        let host = Host::none();
+        assert_eq!(quick_span(&k, &params, None, &host, &stream(800, 1_000)), 2);
+        assert!(next_pass_is_quick(
+            &k,
+            &params,
+            None,
+            &host,
+            &stream(800, 1_000)
+        ));
+        assert_eq!(quick_span(&k, &params, None, &host, &stream(873, 1_000)), 0);
+        assert!(!next_pass_is_quick(
+            &k,
+            &params,
+            None,
+            &host,
+            &stream(873, 1_000)
+        ));
+    }
+
+    /// A chain of 64 + 3 * 64 units spanning 3 quick passes: stopped with
+    /// 100 left it used 156, two whole turns and 28 of the third, which has
+    /// 36 left; stopped at 128 used, at the very start of the third turn
+    /// (64 left); run out, in the last turn (k is at most the span) with 0.
+    #[test]
+    fn a_span_splits_back_into_turns() {
+        assert_eq!(split_span(256, 100, 64, 64, 3), (2, 36));
+        assert_eq!(split_span(256, 128, 64, 64, 3), (2, 64));
+        assert_eq!(split_span(256, 0, 64, 64, 3), (3, 0));
+        // Stopped inside the first turn: no quick pass was reached.
+        assert_eq!(split_span(256, 250, 64, 64, 3), (0, 58));
+    }
+}

@@ -70,7 +70,8 @@ impl Machine {
         // `fuel` is what this turn started with; `chain` what the next entry
         // into the handlers gets: the rest of this turn, plus `span` whole
         // budgets when the turns of the next `span` quick passes run in the
-        // same chain (module doc, "Spans of quick passes").
+        // same chain (machine/mod.rs, "Spans of quick passes"; the span's
+        // length is budget.rs's `quick_span`).
         let mut fuel = fuel;
         let mut chain = fuel;
         let mut span = 0;
@@ -132,8 +133,9 @@ impl Machine {
                 break (exit, pc, ctx.exit_ip, left);
             }
             // The turn used its budget and nothing else can happen before
-            // the stream's next turn (module doc): end this pass here, with
-            // the same hooks as the pass loop, and run the next turn at once.
+            // the stream's next turn (budget.rs, "Quick passes"): end this
+            // pass here, with the same hooks as the pass loop, and run the
+            // next turn at once.
             let p = self.kernel.pass;
             let s = &mut stream.meta;
             s.pc = pc;
@@ -321,8 +323,8 @@ impl Machine {
 /// pointers to the kernel, the stream and the observer, which the pass loop
 /// uses in between, and whether it spans), and the program's pointers only
 /// when another stream takes it. The exit point, the reason and the halt
-/// register are written by the exits that report them. Made afresh each
-/// turn, the context cost submit_heavy's turns about 12 instructions each.
+/// register are written by the exits that report them. Kept, not made
+/// afresh each turn, which cost every turn (performance.md D16).
 pub(super) struct Turns<O: Observer> {
     ctx: Ctx<O>,
     /// The stream whose program `ctx` points into (`usize::MAX`: none yet).
@@ -347,6 +349,69 @@ impl<O: Observer> Turns<O> {
                 spanning: false,
             },
             stream: usize::MAX,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builder::Stream;
+    use crate::exec::{Dispatch, simulate};
+    use crate::types::{Params, Reason, Status, StreamError};
+
+    /// `n` ADDIs then HALT r0, with `max_steps` steps.
+    fn adds_then_halt(n: usize, max_steps: u64) -> Vec<u8> {
+        let mut s = Stream::new(0, max_steps, 1, 7).unwrap();
+        let r = s.registers(1).unwrap()[0];
+        for _ in 0..n {
+            s.addi(r, r, 1).unwrap();
+        }
+        s.halt(r);
+        s.encode().unwrap()
+    }
+
+    fn budget(turn_budget: u32) -> Params {
+        Params {
+            turn_budget,
+            ..Params::default()
+        }
+    }
+
+    /// S17 with one stream: each pass is one turn of `budget` micro-ops,
+    /// so micro-op k (HALT is k = 200) runs in pass k / budget, and the
+    /// answer's passes (S16: the last event's pass plus one) are
+    /// 200 / budget + 1, whether the turns run one by one or in spans of
+    /// quick passes, on every variant.
+    #[test]
+    fn each_turn_runs_its_budget() {
+        let upload = adds_then_halt(200, 100_000);
+        for (b, passes) in [(1, 201), (2, 101), (3, 67), (63, 4), (64, 4), (256, 1)] {
+            for &d in Dispatch::ALL {
+                let r = simulate(&upload, &budget(b), d);
+                assert_eq!(r.status, Status::Ended, "budget {b}, {d}");
+                assert_eq!(r.halt, Some(200), "budget {b}, {d}");
+                assert_eq!(r.passes, passes, "budget {b}, {d}");
+            }
+        }
+    }
+
+    /// S17: after 150 steps the 151st micro-op (pc 150) fails with the
+    /// step limit, in the pass whose turn would run it: 150 / budget.
+    /// With a budget of 64 that turn (pass 2) starts with the 22 steps
+    /// left and stops inside a block.
+    #[test]
+    fn the_step_limit_ends_a_turn_early() {
+        let upload = adds_then_halt(200, 150);
+        for (b, pass) in [(1, 150), (2, 75), (3, 50), (64, 2)] {
+            for &d in Dispatch::ALL {
+                let r = simulate(&upload, &budget(b), d);
+                let want = StreamError {
+                    reason: Reason::StepLimit,
+                    pc: 150,
+                };
+                assert_eq!(r.error, Some(want), "budget {b}, {d}");
+                assert_eq!(r.passes, pass + 1, "budget {b}, {d}");
+            }
         }
     }
 }
