@@ -1,6 +1,8 @@
 //! Runs the 1,000-job example of docs/spec.md many times, for a profiler:
 //! `valgrind --tool=callgrind target/release/examples/job_profile tail 200`
-//! (docs/dispatch.md, "Where the 1,000-job example's time goes").
+//! (the workload jobs_1000 of docs/performance.md, "The workloads"; where
+//! its time goes: "Why jobs_1000 is 5×, not 50×, the reference" and the
+//! register's kernel decisions, D18..D27).
 
 use kmst::exec::{Dispatch, simulate};
 use kmst_harness::fuzzing::job_example;

@@ -1,6 +1,7 @@
-//! Spans of quick passes (machine.rs): a stream alone with nothing in
-//! flight runs many turns as one chain, and a micro-op that reads or changes
-//! the kernel must still see the pass the pass-by-pass model gives it.
+//! Spans of quick passes (interp/src/exec/machine/: mod.rs, budget.rs,
+//! turn.rs): a stream alone with nothing in flight runs many turns as one
+//! chain, and a micro-op that reads or changes the kernel must still see the
+//! pass the pass-by-pass model gives it.
 //! Hand-worked TIME values first, then a grid of loops ending in every kind
 //! of micro-op, budget, step limit, pass limit and cancel pass against the
 //! reference model.

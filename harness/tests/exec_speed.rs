@@ -1,6 +1,8 @@
 //! Quick speed measurements (ignored by default; run with
 //! `cargo test --release -p kmst-harness --test exec_speed -- --ignored --nocapture`).
-//! The benchmark crate measures properly; these numbers go into docs/dispatch.md.
+//! A quick look only: `kmst compare`, callgrind and the benchmark crate
+//! measure properly (docs/performance.md, "The machine and the method"), and
+//! no figure of a document comes from these timed tests.
 
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 //! whose handler raises reason 3 at `op_count` (S17). Jump targets are stored
 //! as distances in bytes from the jump itself so a taken jump is one add. The
 //! decoder also cuts the program into blocks and marks their heads with
-//! their lengths (handler.rs "Blocks"), then fuses pairs inside blocks.
+//! their lengths (inst.rs, "Blocks"), then fuses pairs inside blocks.
 
 use crate::check::CheckedUpload;
 use crate::format::{MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS, flags};
@@ -34,9 +34,10 @@ impl Program {
     /// template index inside its table, and every patch in range. The facts
     /// the hot path's `unsafe` code relies on are asserted once more here (a
     /// panic, never undefined behaviour, should the checker ever be wrong).
-    /// Every instruction's `handler` is `End`'s until the threaded variant
-    /// sets them for its observer at the start of a run (Machine::run); the
-    /// other variants never read it.
+    /// Every instruction's `handler` is [`UNSET`] (handler.rs) until the
+    /// threaded variant sets them for its observer at the start of a run
+    /// (`dispatch::prepare`, from `Machine::run`); the other variants never
+    /// read it.
     pub fn decode(upload: &CheckedUpload<'_>) -> Program {
         let header = upload.header();
         let op_count = upload.op_count() as usize;
@@ -112,7 +113,7 @@ impl Program {
             };
             if opcode == Opcode::Submit {
                 // The group's registers for the `group` variant
-                // (handler::for_each_fused!): a template that is not
+                // (inst::for_each_fused!): a template that is not
                 // exclusive and takes both group fields from registers.
                 let t = &templates[op.imm as usize];
                 let plain = t.proto.flags & flags::EXCLUSIVE == 0
@@ -146,7 +147,7 @@ impl Program {
         // SAFETY: every `op` above was written from an OpIndex (with or
         // without the HEAD bit).
         let index = |inst: &Inst| unsafe { OpIndex::from_byte(inst.op) };
-        // The heads of the blocks (handler.rs "Blocks"), marked with the HEAD
+        // The heads of the blocks (inst.rs, "Blocks"), marked with the HEAD
         // bit: pc 0, `End`, every jump target, every micro-op after one that
         // is not straight (a jump or one that can stop the turn), and every
         // MAX_BLOCK-th micro-op of a longer run.
@@ -173,7 +174,7 @@ impl Program {
             }
             run += 1;
         }
-        // Superinstructions (handler::for_each_fused): the first of a fused
+        // Superinstructions (inst::for_each_fused!): the first of a fused
         // pair gets the fused index; the second stays as it is, so a jump
         // into it runs it alone. Only inside a block (the second is no
         // head: a head must run its own handler to charge its block). From
@@ -188,7 +189,7 @@ impl Program {
                 insts[pc - 1].op = fused as u8 | (insts[pc - 1].op & HEAD);
             }
         }
-        // The variants (handler::for_each_fused!): a plain micro-op (not
+        // The variants (inst::for_each_fused!): a plain micro-op (not
         // the first of a pair) gets the first variant whose condition
         // holds. In place (`b` is `a`) anywhere; from the accumulator only
         // inside a block, reading the register the micro-op just before it
@@ -543,7 +544,7 @@ mod tests {
         assert_eq!(p.templates[0].patches(), [(Arg::A9, 15), (Arg::A0, 2)]);
     }
 
-    /// SUBMIT's `group` variant (handler::for_each_fused!): only a template
+    /// SUBMIT's `group` variant (inst::for_each_fused!): only a template
     /// that is not exclusive and takes both its first core and its count
     /// from registers gets it, with those registers in `a` and `b`.
     /// Template 0: group (r3, r7), flags 0 (SubmitGroup, a = 3, b = 7).

@@ -3,9 +3,8 @@
 //! The records of a run (S19, 72 bytes each) go to the end of a vector that
 //! outgrows the core's caches, so each new one is first written to a line
 //! the core does not hold. Asking for the line a few records ahead lets the
-//! stores find it there: submit_heavy's run took 7 to 9 % less time (the
-//! fastest of interleaved rounds; docs/performance.md), for two
-//! instructions a record.
+//! stores find it there, for a few instructions a record (performance.md
+//! D27; the records' `make_room`, kernel/records.rs).
 
 /// Asks for the cache line at `p`, about to be written. Only a hint: `p`
 /// need not point at anything, and nothing is read.

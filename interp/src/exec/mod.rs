@@ -1,25 +1,29 @@
 //! The fast interpreter and the fast kernel.
 //!
-//! An upload the check accepted is pre-decoded ([`program`]) into 16-byte
+//! An upload the check accepted is pre-decoded (`decode`) into 16-byte
 //! instructions whose register fields, jump targets and template indexes are
 //! in range by construction, so the hot path has no bounds checks. The
-//! micro-op bodies exist once ([`ops`], generated from
-//! [`for_each_op!`](crate::for_each_op)); three dispatch variants run them:
+//! micro-op bodies exist once (`bodies`, generated from
+//! [`for_each_op!`](crate::for_each_op)); the dispatch variants run them,
+//! each a cargo feature ([`dispatch`], the one place a variant is chosen):
 //!
-//! - [`Dispatch::Tail`] (always built, the default): a static table of
-//!   handlers, each ending in a guaranteed tail call (`become`) through the
-//!   table ([`tail`]);
-//! - [`Dispatch::Switch`] (feature `switch`): `loop { match op { .. } }` ([`switch`]);
-//! - [`Dispatch::Threaded`] (feature `threaded`): each instruction carries
-//!   its handler pointer ([`threaded`]).
+//! - `Dispatch::Tail` (feature `tail`, nightly; the default when built): a
+//!   static table of handlers, each ending in a guaranteed tail call
+//!   (`become`) through the table;
+//! - [`Dispatch::Switch`] (feature `switch`, stable Rust): `loop { match op
+//!   { .. } }`;
+//! - `Dispatch::Threaded` (feature `threaded`, nightly): each instruction
+//!   carries its handler pointer.
 //!
 //! The reference model is not a dispatch variant: it is
-//! [`crate::types::simulate`], and the harness lists it beside these.
+//! `kmst_reference::simulate` (crate `kmst-reference`, which the engine does
+//! not depend on), and the harness lists it beside these.
 //!
-//! Around them the fast kernel ([`kernel`], [`machine`]) runs the passes with
+//! Around them the fast kernel (`kernel`, [`machine`]) runs the passes with
 //! bit-mask slots, a fixed 64-job queue and an idle skip that jumps over
 //! passes where nothing can change. Every variant gives exactly the reference
-//! model's [`SimResult`]. See docs/dispatch.md.
+//! model's [`SimResult`]. See docs/dispatch.md ("Layers" for the modules
+//! below, lowest first).
 
 // The layers, lowest first: no module imports one above it
 // (scripts/layers.py checks it in CI; docs/dispatch.md "Layers").
@@ -49,7 +53,7 @@ pub use observer::{NoObserver, Observer, TurnEnd};
 use crate::types::{Params, Scenario, ScenarioResult, SimResult};
 
 /// Runs the check and then the stream with `dispatch` (the same answer as
-/// [`crate::types::simulate`] for every variant).
+/// `kmst_reference::simulate` for every variant).
 pub fn simulate(upload: &[u8], params: &Params, dispatch: Dispatch) -> SimResult {
     simulate_observed(upload, params, dispatch, &mut NoObserver)
 }
@@ -68,7 +72,7 @@ pub fn simulate_observed<O: Observer>(
 
 /// Runs a kernel scenario (S26..S36) with `dispatch`: every stream its RUNs
 /// start runs on that dispatch loop (the same answer as
-/// [`crate::types::simulate_scenario`]).
+/// `kmst_reference::simulate_scenario`).
 pub fn simulate_scenario(scenario: &Scenario, dispatch: Dispatch) -> ScenarioResult {
     simulate_scenario_observed(scenario, dispatch, &mut NoObserver)
 }

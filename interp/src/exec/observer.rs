@@ -69,8 +69,8 @@ pub trait Observer {
     /// `on_pass_end`) even while the one active stream runs quick passes, in
     /// which nothing but the stream's turn happens. When false (and
     /// `ENABLED` is false) the kernel may run the turns of many quick passes
-    /// as one chain and report none of them (machine.rs, "Spans of quick
-    /// passes").
+    /// as one chain and report none of them (machine/mod.rs, "Spans of
+    /// quick passes"; machine/budget.rs, `quick_span`).
     const EVERY_PASS: bool = true;
 
     /// The micro-op at `pc` completed (only when `ENABLED`).

@@ -9,7 +9,7 @@ use super::inst::Inst;
 
 /// Where a body reads its operands: the register file, the accumulator,
 /// or (in place) register `a` for `b`: the variants and the pairs of
-/// handler.rs `for_each_fused!`.
+/// [`for_each_fused!`](super::inst::for_each_fused) (inst.rs).
 pub(crate) trait Src {
     /// `a` is the accumulator (a jump reading the register the first half
     /// of its pair wrote).
@@ -28,8 +28,8 @@ pub(crate) trait Src {
     /// template's fixed group or the exclusive waits.
     const GROUP: bool = false;
     /// This source where no accumulator is held: the counted handlers and
-    /// the heads (chain.rs), which may start a turn. In place stays in
-    /// place; the accumulator becomes the register file.
+    /// the heads (dispatch/chain.rs), which may start a turn. In place
+    /// stays in place; the accumulator becomes the register file.
     type Held: Src;
 }
 

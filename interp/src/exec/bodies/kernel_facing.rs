@@ -2,7 +2,8 @@
 //! EVENT, TIME (S18). The work is in [`crate::exec::kernel`]; these bodies
 //! only read the operands and map the answer onto [`Flow`]. SUBMIT, ENQUEUE,
 //! EVENT and TIME first return [`Exit::Resync`] inside a span of quick passes
-//! (machine.rs), so that they run knowing their pass.
+//! (machine/mod.rs, "Spans of quick passes"), so that they run knowing
+//! their pass.
 
 use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
 use crate::exec::inst::Inst;

@@ -5,9 +5,10 @@
 //! `#[inline(always)]` function that does the micro-op and says where control
 //! goes next ([`Flow`]). The bodies live in one file per category:
 //! [`arith`] (register arithmetic), [`control`] (jumps and the `End` sentinel)
-//! and [`kernel_facing`] (the micro-ops that talk to the kernel, S18). The three dispatch
-//! loops (`tail.rs`, `switch.rs`, `threaded.rs`) are generated from the same
-//! list and differ only in how they pass control to the next micro-op.
+//! and [`kernel_facing`] (the micro-ops that talk to the kernel, S18). The
+//! three dispatch loops (`dispatch/tail.rs`, `dispatch/switch.rs`,
+//! `dispatch/threaded.rs`) are generated from the same list and differ only
+//! in how they pass control to the next micro-op.
 
 pub(crate) mod arith;
 pub(crate) mod control;
@@ -42,9 +43,9 @@ pub(crate) struct Ctx<O: Observer> {
     pub reason: Reason,
     /// The halt register of an [`Exit::Halt`].
     pub halt: u32,
-    /// True when the fuel spans several quick passes (machine.rs): a
-    /// micro-op that reads or changes the kernel must return
-    /// [`Exit::Resync`] before it runs.
+    /// True when the fuel spans several quick passes (machine/mod.rs,
+    /// "Spans of quick passes"): a micro-op that reads or changes the
+    /// kernel must return [`Exit::Resync`] before it runs.
     pub spanning: bool,
 }
 
@@ -61,9 +62,9 @@ impl<O: Observer> Ctx<O> {
         }
     }
 
-    /// `Err(Exit::Resync)` inside a span of quick passes (machine.rs): for
-    /// the micro-ops that read or change the kernel, which must first learn
-    /// their pass.
+    /// `Err(Exit::Resync)` inside a span of quick passes (machine/mod.rs,
+    /// "Spans of quick passes"): for the micro-ops that read or change the
+    /// kernel, which must first learn their pass.
     #[inline(always)]
     pub fn resync(&self) -> Result<(), Exit> {
         if self.spanning {

@@ -5,7 +5,7 @@
 //! - **counted**: counts one unit of fuel per micro-op and stops the turn
 //!   when it reaches zero; the next handler is the counted one (or a head's)
 //!   from [`Checked`]'s table. A turn starts here, wherever its pc is.
-//! - **head**: at the head of a block (handler.rs "Blocks"), charges the
+//! - **head**: at the head of a block (inst.rs "Blocks"), charges the
 //!   whole block when the fuel covers it and goes on with the charged
 //!   handlers; otherwise it runs on as a counted handler.
 //! - **charged**: inside a block whose head paid: counts nothing. A
@@ -84,7 +84,7 @@ handler_fn! {
 
 handler_fn! {
     /// The handler of unit `U` at the head of a block, whose length is in
-    /// `imm` when `IMM`, else in `c` (handler.rs, `len_in_imm`).
+    /// `imm` when `IMM`, else in `c` ([`len_in_imm`], inst.rs).
     ///
     /// # Safety
     /// The handler contract (handler.rs), except that `fuel` may be 0;

@@ -1,7 +1,7 @@
 //! The tail-call table variant (the default): a static table of handler
 //! pointers indexed by the instruction's `op` byte; each handler does its
 //! micro-op and ends with `become TABLE[next.op](...)`, so the program runs
-//! as a chain of jumps with the four arguments pinned in registers (the
+//! as a chain of jumps with its arguments pinned in registers (the
 //! counted handlers use [`Checked`](super::chain::Checked)'s table instead).
 
 use std::marker::PhantomData;

@@ -29,7 +29,7 @@ impl<P: Observer> NextHandler for Threaded<P> {
     unsafe fn of<O: Observer>(next: *const Inst) -> Handler {
         // SAFETY: the handler contract; in addition every instruction's
         // `handler` was set from `Threaded::<O>::TABLE` for this run's
-        // observer type (Machine::run).
+        // observer type (`prepare`, from `Machine::run`).
         unsafe { (*next).handler }
     }
 }

@@ -11,7 +11,7 @@ use crate::types::{Delay, Params, ResultModel, SubmittedCommand};
 /// counter instead of a division per command. A fixed delay is a cycle of
 /// modulo 1, and never a fixed delay of `u64::MAX` (its ack saturates to
 /// never), so the common models take one path without a jump table; a
-/// table or a closure goes through [`Params::delay_of`] on the record.
+/// table or a closure goes through [`delay_on_record`], on the record.
 /// What it gives is the delay plus one, the passes from submit to ack
 /// (S12), so that the ack is one saturating add.
 #[derive(Clone, Copy, Debug)]
@@ -98,7 +98,7 @@ impl Results {
 /// a closure's model (S23).
 ///
 /// Not marked cold: a cold call here cost the queue's turn spills around
-/// it (performance.md D21); what it calls for a table or a closure is.
+/// it (performance.md D21, R11); what it calls for a table or a closure is.
 #[inline]
 pub(super) fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
     let Some(record) = record else { return 0 };

@@ -118,8 +118,8 @@ impl Kernel {
             return;
         };
         let (owner, fixed, t_flags) = (job.owner, job.deadline, job.cmd.flags);
-        // `next_command` in line, after the look-up: called before it, it
-        // cost about 1,000 instructions a run of jobs_1000.
+        // `next_command` in line, after the look-up, not called before it
+        // (performance.md R21).
         let slot = (!self.busy).trailing_zeros() as u8;
         let sequence = self.seq;
         let pass = self.pass;

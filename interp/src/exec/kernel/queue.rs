@@ -84,8 +84,7 @@ pub(crate) struct Queue {
     /// The slab, on the heap from the first job on: a run that enqueues
     /// nothing allocates nothing for it, and the kernel stays cheap to move.
     /// A whole array, so that an index masked to 0..64 needs no bounds
-    /// check (a slab grown entry by entry cost ENQUEUE its growth test and
-    /// every read a bounds check: 11 instructions a job of jobs_1000).
+    /// check (performance.md D25).
     jobs: Option<Box<[Job; QUEUE_CAP]>>,
     /// Each slab entry's job's overtake base (module doc).
     base: [u64; QUEUE_CAP],

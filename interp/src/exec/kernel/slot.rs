@@ -14,7 +14,7 @@ pub(crate) struct Slot {
     pub count: u32,
     /// Its result when it has the result flag (`result_slots`).
     pub result: u32,
-    /// The stream that made it, or [`HOST`].
+    /// The stream that made it, or [`HOST`](super::state::HOST).
     pub owner: u16,
     /// Its sequence number, the index of its record in `commands`, where
     /// the rest of what it recorded (its pc) is read when needed.

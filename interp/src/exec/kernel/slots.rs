@@ -48,8 +48,8 @@ impl Kernel {
     /// The caller has pushed the record into the answer: a placed job's as
     /// a copy of the job's (which is kept as its record) with the fields
     /// known only now filled in; SUBMIT's and the host's field by field (a
-    /// copy of the template's prototype patched in place cost SUBMIT's
-    /// handler 17 instructions of registers). The models read it there.
+    /// patched copy of the template's prototype cost SUBMIT's handler
+    /// registers: performance.md D26, R7). The models read it there.
     #[inline(always)]
     pub(super) fn take_slot<O: Observer>(&mut self, c: Taking, obs: &mut O) {
         let Taking {
@@ -128,7 +128,7 @@ impl Kernel {
     /// before the next ack. No flag tells whether the bound is stale: every
     /// next change is a real ack or deadline, so a sweep that runs frees a
     /// slot or finds one late, and such a flag was set at nearly every
-    /// sweep (keeping it cost 7 instructions a pass on submit_heavy).
+    /// sweep (performance.md D19; the wheel and the bound: D18).
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) -> bool {
         let pass = self.pass;
         let bucket = (pass % ACK_WHEEL as u64) as usize;
@@ -260,7 +260,8 @@ impl Kernel {
 
 /// The number of bits set in `bits`, by two table look-ups (the target
 /// has no popcount instruction: a loop per bit or the bit-twiddled count
-/// cost more for the one to four slots a sweep usually frees).
+/// cost more for the one to four slots a sweep usually frees;
+/// performance.md D19, R20).
 #[inline(always)]
 fn ones(bits: u16) -> u32 {
     const ONES: [u8; 256] = {

@@ -71,7 +71,8 @@ impl Machine {
                 }
                 // Even if this pass was idle (the turn stopped at once at a
                 // wait), the next one takes the full path, which finds it
-                // idle again and skips from there (module doc).
+                // idle again and skips from there (machine/mod.rs, "Idle
+                // passes cost nothing").
                 p += 1;
                 continue;
             }
@@ -123,7 +124,8 @@ impl Machine {
                 continue;
             }
             // Idle: jump to the next pass where the sweep, the deadlines or
-            // the host can change something (module doc).
+            // the host can change something (machine/mod.rs, "Idle passes
+            // cost nothing").
             let mut next = self.kernel.next_change.min(max_passes);
             // A host command due later; one already due waits on the slots
             // or the queue, which only the sweep or a turn can change.
