@@ -48,12 +48,22 @@ impl Delays {
 
     /// The delay of the next command in sequence order plus one:
     /// `u64::MAX` for never. `record` is that command's, for a table or a
-    /// closure.
+    /// closure, evaluated out of line when `COLD` (see [`Cold`]).
     #[inline(always)]
-    pub(super) fn next(&mut self, params: &Params, record: Option<&SubmittedCommand>) -> u64 {
+    pub(super) fn next<const COLD: bool>(
+        &mut self,
+        params: &Params,
+        record: Option<&SubmittedCommand>,
+    ) -> u64 {
         if self.general {
             return record
-                .and_then(|r| delay_on_record(&params.delay, r))
+                .and_then(|r| {
+                    if COLD {
+                        Cold::delay(&params.delay, r)
+                    } else {
+                        delay_on_record(&params.delay, r)
+                    }
+                })
                 .map_or(u64::MAX, |d| d.saturating_add(1));
         }
         // `base` is u64::MAX only with modulo 1, where `at` stays 0; else
@@ -98,23 +108,47 @@ impl Results {
 /// a closure's model (S23).
 ///
 /// Not marked cold: a cold call here cost the queue's turn spills around
-/// it (performance.md D21, R11); what it calls for a table or a closure is.
+/// it (performance.md D21, R11); with `COLD`, what it calls for a table or
+/// a closure is (see [`Cold`]).
 #[inline]
-pub(super) fn result_on_record(params: &Params, record: Option<&SubmittedCommand>) -> u32 {
+pub(super) fn result_on_record<const COLD: bool>(
+    params: &Params,
+    record: Option<&SubmittedCommand>,
+) -> u32 {
     let Some(record) = record else { return 0 };
     match params.result {
         ResultModel::Arg(k) => record.args.get(usize::from(k)).copied().unwrap_or(0),
+        _ if COLD => Cold::result(&params.result, record),
         _ => result_of_model(&params.result, record),
+    }
+}
+
+/// The table and closure models called out of line and cold: what SUBMIT
+/// and the host's commands use, so that their rare code stays out of
+/// SUBMIT's handler (its registers); a placed job's record in the queue's
+/// turn calls them inline, where a call cost spills (performance.md D21).
+/// The rules themselves are written once, in [`result_of_model`] and
+/// [`delay_on_record`].
+struct Cold;
+
+impl Cold {
+    #[cold]
+    #[inline(never)]
+    fn result(model: &ResultModel, record: &SubmittedCommand) -> u32 {
+        result_of_model(model, record)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn delay(delay: &Delay, record: &SubmittedCommand) -> Option<u64> {
+        delay_on_record(delay, record)
     }
 }
 
 /// The result of `record` under any model (S23): an argument, an entry
 /// `sequence % len` of a table (an empty table, out of range by S25, gives
-/// 0), or the closure's answer. Cold and out of line: only tables and
-/// closures come here, and inlined it cost SUBMIT's handler registers
-/// (performance.md D21).
-#[cold]
-#[inline(never)]
+/// 0), or the closure's answer.
+#[inline]
 fn result_of_model(model: &ResultModel, record: &SubmittedCommand) -> u32 {
     match model {
         ResultModel::Arg(k) => record.args.get(usize::from(*k)).copied().unwrap_or(0),
@@ -130,10 +164,8 @@ fn result_of_model(model: &ResultModel, record: &SubmittedCommand) -> u32 {
 
 /// The delay of `record` under a table or a closure (S23): entry
 /// `sequence % len` of a table (`None`: never; an empty table, out of range
-/// by S25, says never), or the closure's answer (P2: exact in u64). Out of
-/// line, as [`result_of_model`].
-#[cold]
-#[inline(never)]
+/// by S25, says never), or the closure's answer (P2: exact in u64).
+#[inline]
 fn delay_on_record(delay: &Delay, record: &SubmittedCommand) -> Option<u64> {
     match delay {
         Delay::Table(t) => {

@@ -64,7 +64,14 @@ impl Kernel {
             queued,
         } = c;
         // S23: both models are evaluated on the record at submit.
-        let delay_1 = self.delays.next(&self.params, self.commands.last());
+        // A placed job's models inline, SUBMIT's and the host's cold
+        // (models.rs, `Cold`); `queued` is a constant where this is inlined.
+        let delay_1 = if queued {
+            self.delays
+                .next::<false>(&self.params, self.commands.last())
+        } else {
+            self.delays.next::<true>(&self.params, self.commands.last())
+        };
         // S12, P2: acknowledged in the sweep of pass p + 1 + d, exactly
         // (never past u64: a never or an overflow saturates to u64::MAX).
         let ack = pass.saturating_add(delay_1);
@@ -72,7 +79,11 @@ impl Kernel {
         let result = if !has_result {
             0
         } else if self.results.on_record {
-            result_on_record(&self.params, self.commands.last())
+            if queued {
+                result_on_record::<false>(&self.params, self.commands.last())
+            } else {
+                result_on_record::<true>(&self.params, self.commands.last())
+            }
         } else {
             sequence as u32 & self.results.sequence_mask
         };
