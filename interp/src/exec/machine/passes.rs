@@ -42,10 +42,11 @@ impl Machine {
         let mut budget_ended = false;
         while p < max_passes {
             self.kernel.pass = p;
-            // The sweep being due fails the test most often: it comes first.
+            // The sweep being due fails the test most often: it comes first
+            // (is_quick's first test; performance.md D17).
             if budget_ended
-                && self.n_active == 1
                 && budget::is_quick(&self.kernel, p, max_passes, host_at)
+                && self.n_active == 1
             {
                 // A quick pass: no slot can be acknowledged or late, no host
                 // command, and the queue is empty when the stream's turn
