@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use kmst::asm::format_op;
 use kmst::check::{Reason, check};
-use kmst::format::run_req;
+use kmst::format::check_req;
 use kmst::format::{HEADER_LEN, MicroOp, OP_LEN};
 
 use crate::common::{CliError, load_upload, print_out};
@@ -18,7 +18,9 @@ pub struct Args {
     #[arg(long, default_value_t = 1 << 20, value_parser = crate::run_cmd::in_range::<0, { crate::run_cmd::U64 }>)]
     region_size: u64,
     /// Print one JSON object instead of a sentence: `{"check": null}` or
-    /// `{"check": {"reason": R, "pc": P}, "req": Q}` (Q by S3 for offset 0 in the region).
+    /// `{"check": {"reason": R, "pc": P}, "req": Q}` (Q by S3 for `check`: the header's
+    /// req when the upload is at least 64 bytes long, else 0; the req of the
+    /// error event `kmst run` posts for it, P5).
     #[arg(long)]
     json: bool,
 }
@@ -34,7 +36,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 r#"{{"check": {{"reason": {}, "pc": {}}}, "req": {}}}"#,
                 e.reason.number(),
                 e.pc,
-                run_req(&data, 0, args.region_size)
+                check_req(&data)
             ),
         }
     } else {
@@ -47,7 +49,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     e.reason.number(),
                     e.reason.describe(),
                     e.pc,
-                    run_req(&data, 0, args.region_size)
+                    check_req(&data)
                 );
                 // Name the micro-op at the pc for the micro-op reasons.
                 let at = HEADER_LEN + e.pc as usize * OP_LEN;

@@ -53,6 +53,27 @@ fn check_region_size() {
     assert_eq!(code, 0);
 }
 
+/// P5 with S3 and P1: one upload, one req. In a region of 32 bytes even the
+/// header does not fit (reason 1 at pc 0), and the upload is 128 bytes, so
+/// S3's req for `check` is the header's, 5: `kmst check` reports it, and
+/// `kmst run` posts its one error event with it.
+#[test]
+fn check_and_run_give_one_req() {
+    let good = temp("tiny_region.kms", GOOD.as_bytes());
+    let path = good.to_str().unwrap();
+    let (code, out, _) = kmst(&["check", path, "--region-size", "32", "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"check": {"reason": 1, "pc": 0}, "req": 5})
+    );
+    let (_, out, _) = kmst(&["run", path, "--region-size", "32", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["events"][0]["req"], 5, "{out}");
+    assert_eq!(v["events"][0]["kind"], 6, "{out}");
+}
+
 #[test]
 fn asm_then_disasm_then_check_binary() {
     let src = temp("prog.kms", GOOD.as_bytes());

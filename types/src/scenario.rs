@@ -2,7 +2,7 @@
 //! uploads, and the host commands with the pass each is sent in.
 //!
 //! A [`Scenario`] is valid by construction: [`Scenario::new`] refuses a
-//! `cancel_pass` (S26), [`Scenario::place`] refuses a placement that is
+//! parameter outside its S25 range and a `cancel_pass` (S26), [`Scenario::place`] refuses a placement that is
 //! misaligned, leaves the region or overlaps another, and [`Scenario::push`]
 //! refuses a command sent in an earlier pass than the one before it. Every
 //! refusal is a [`ScenarioError`] naming the entry and the field, the same
@@ -224,9 +224,17 @@ impl core::error::Error for ScenarioError {}
 
 impl Scenario {
     /// An empty scenario (no uploads, no host commands) with these parameters.
-    /// A `cancel_pass` is an error (S26). Other parameters are taken as they
-    /// are; outside their S25 ranges they act as in P3.
+    /// A parameter outside its S25 range is an error naming it, as in the
+    /// JSON reader (P7), and so is a `cancel_pass` (S26).
     pub fn new(params: Params) -> Result<Scenario, ScenarioError> {
+        // S25: every parameter in its range, as the JSON reader requires.
+        if let Err(e) = params.validate() {
+            return Err(ScenarioError::new(
+                Entry::Params,
+                e.param,
+                Problem::Param(e),
+            ));
+        }
         if params.cancel_pass.is_some() {
             return Err(ScenarioError::new(
                 Entry::Params,
@@ -420,5 +428,51 @@ mod tests {
         ]
         .map(|c| c.kind());
         assert_eq!(kinds, ["run", "cancel", "deadline", "submit", "enqueue"]);
+    }
+
+    /// S25 through P7: a scenario built in code refuses what its JSON file
+    /// would, naming the parameter; nothing runs from it.
+    #[test]
+    fn new_refuses_a_parameter_out_of_range() {
+        let cases = [
+            (
+                Params {
+                    turn_budget: 0,
+                    ..Params::default()
+                },
+                "turn_budget",
+            ),
+            (
+                Params {
+                    max_passes: 0,
+                    ..Params::default()
+                },
+                "max_passes",
+            ),
+            (
+                Params {
+                    core_count: 0,
+                    ..Params::default()
+                },
+                "core_count",
+            ),
+            (
+                Params {
+                    deadline_passes: Some(0),
+                    ..Params::default()
+                },
+                "deadline_passes",
+            ),
+        ];
+        for (params, name) in cases {
+            let e = Scenario::new(params).unwrap_err();
+            assert_eq!(e.entry, Entry::Params, "{name}");
+            assert_eq!(e.field, name);
+            assert!(
+                matches!(e.problem, Problem::Param(ref p) if p.param == name),
+                "{name}"
+            );
+        }
+        assert!(Scenario::new(Params::default()).is_ok());
     }
 }

@@ -53,7 +53,10 @@ pub use observer::{NoObserver, Observer, TurnEnd};
 use crate::types::{Params, Scenario, ScenarioResult, SimResult};
 
 /// Runs the check and then the stream with `dispatch` (the same answer as
-/// `kmst_reference::simulate` for every variant).
+/// `kmst_reference::simulate` for every variant). `params` is not validated:
+/// parameters filled in by hand outside their S25 ranges are answered as
+/// docs/semantics.md P3 says; call [`Params::validate`] first to refuse them
+/// with an error naming the parameter.
 pub fn simulate(upload: &[u8], params: &Params, dispatch: Dispatch) -> SimResult {
     simulate_observed(upload, params, dispatch, &mut NoObserver)
 }
