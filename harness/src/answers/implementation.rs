@@ -160,8 +160,7 @@ impl DifferentialOracle for Implementation {
     fn simulate_scenario(&self, scenario: &Scenario) -> Option<ScenarioResult> {
         match self {
             Implementation::Reference => Some(kmst_reference::simulate_scenario(scenario)),
-            // The fast kernel runs one stream only so far.
-            Implementation::Fast(_) => None,
+            Implementation::Fast(d) => Some(kmst::exec::simulate_scenario(scenario, *d)),
         }
     }
 }

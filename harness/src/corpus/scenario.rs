@@ -8,9 +8,9 @@
 //! key in the scenario file itself); and `NAME.answer.json`, the reference
 //! model's S36 answer in the corpus's fixed layout. Every `.kms` a scenario
 //! uses gets its assembled `.bin` beside it, so that the reference crate can
-//! replay the corpus without the assembler. Implementations that do not run
-//! scenarios yet ([`DifferentialOracle::simulate_scenario`] gives `None`) are
-//! left out of the comparison.
+//! replay the corpus without the assembler. Every implementation is judged
+//! (the reference model and each fast variant run scenarios); one whose
+//! [`DifferentialOracle::simulate_scenario`] gives `None` would be left out.
 
 use std::path::{Path, PathBuf};
 
