@@ -162,7 +162,7 @@ impl Kernel {
                 queued: false,
             },
         );
-        self.take_slot(
+        self.take_slot::<O, true>(
             Taking {
                 slot,
                 sequence,
@@ -256,7 +256,7 @@ impl Kernel {
                 queued: false,
             },
         );
-        self.take_slot(
+        self.take_slot::<O, true>(
             Taking {
                 slot,
                 sequence,

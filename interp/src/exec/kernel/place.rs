@@ -137,7 +137,7 @@ impl Kernel {
             // The lowest free slot, the one taken here.
             self.host_slots |= 1 << slot;
         }
-        self.take_slot(
+        self.take_slot::<O, false>(
             Taking {
                 slot,
                 sequence,

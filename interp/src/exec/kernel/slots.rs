@@ -49,9 +49,11 @@ impl Kernel {
     /// a copy of the job's (which is kept as its record) with the fields
     /// known only now filled in; SUBMIT's and the host's field by field (a
     /// patched copy of the template's prototype cost SUBMIT's handler
-    /// registers: performance.md D26, R7). The models read it there.
+    /// registers: performance.md D26, R7). The models read it there;
+    /// `COLD` (SUBMIT and the host, not a placed job) calls a table's or a
+    /// closure's model out of line (models.rs, `Cold`; D21).
     #[inline(always)]
-    pub(super) fn take_slot<O: Observer>(&mut self, c: Taking, obs: &mut O) {
+    pub(super) fn take_slot<O: Observer, const COLD: bool>(&mut self, c: Taking, obs: &mut O) {
         let Taking {
             slot,
             sequence,
@@ -64,14 +66,7 @@ impl Kernel {
             queued,
         } = c;
         // S23: both models are evaluated on the record at submit.
-        // A placed job's models inline, SUBMIT's and the host's cold
-        // (models.rs, `Cold`); `queued` is a constant where this is inlined.
-        let delay_1 = if queued {
-            self.delays
-                .next::<false>(&self.params, self.commands.last())
-        } else {
-            self.delays.next::<true>(&self.params, self.commands.last())
-        };
+        let delay_1 = self.delays.next::<COLD>(&self.params, self.commands.last());
         // S12, P2: acknowledged in the sweep of pass p + 1 + d, exactly
         // (never past u64: a never or an overflow saturates to u64::MAX).
         let ack = pass.saturating_add(delay_1);
@@ -79,11 +74,7 @@ impl Kernel {
         let result = if !has_result {
             0
         } else if self.results.on_record {
-            if queued {
-                result_on_record::<false>(&self.params, self.commands.last())
-            } else {
-                result_on_record::<true>(&self.params, self.commands.last())
-            }
+            result_on_record::<COLD>(&self.params, self.commands.last())
         } else {
             sequence as u32 & self.results.sequence_mask
         };
