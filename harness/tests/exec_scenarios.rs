@@ -553,17 +553,23 @@ fn a_job_overtaken_1024_times_blocks_the_queue() {
 
 #[test]
 fn the_variants_of_this_build() {
-    // Tail and Reference are always built; switch and threaded follow the features.
+    // Tail and Reference are always built; the others follow the features,
+    // in the order of Dispatch::ALL.
     let names: Vec<String> = Implementation::all()
         .iter()
         .map(|d| d.to_string())
         .collect();
     let mut want = vec!["tail"];
-    if cfg!(feature = "switch") {
-        want.push("switch");
-    }
-    if cfg!(feature = "threaded") {
-        want.push("threaded");
+    for (on, name) in [
+        (cfg!(feature = "switch"), "switch"),
+        (cfg!(feature = "threaded"), "threaded"),
+        (cfg!(feature = "subroutine"), "subroutine"),
+        (cfg!(feature = "indirect"), "indirect"),
+        (cfg!(feature = "loop_match"), "loop_match"),
+    ] {
+        if on {
+            want.push(name);
+        }
     }
     want.push("reference");
     assert_eq!(names, want);

@@ -8,7 +8,7 @@
 //!   `.bin` or `.kms` uploads (S26..S36).
 //! - [`asm`] (feature `asm`, default): the `.kms` assembler and disassembler
 //!   (`docs/asm.md`).
-//! - [`exec`]: the fast interpreter (tail-call, switch, threaded) and fast kernel;
+//! - [`exec`]: the fast interpreter (six dispatch variants) and fast kernel;
 //!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
 //! - [`types`]: the types the engine shares with the reference model
 //!   (re-exported `kmst-types`): parameters, answers, scenarios, their JSON.
@@ -20,13 +20,15 @@
 //! The corpus, `kmst compare`, the profiler and the fuzzing oracles live in
 //! crate `kmst-harness`; the `kmst` command line in crate `kmst-cli`.
 
-// Feature `nightly` (turned on by the `tail` and `threaded` variants):
+// Feature `nightly` (turned on by the `tail`, `threaded`, `indirect` and
+// `loop_match` variants):
 // guaranteed tail calls; the queue's turn compares the window's 16 core
 // counts at once (exec/kernel/queue.rs); records pushed without a grow path
 // (exec/kernel/records.rs). Without it the engine builds on stable Rust.
 #![cfg_attr(feature = "nightly", feature(explicit_tail_calls))]
 #![cfg_attr(feature = "nightly", feature(portable_simd))]
 #![cfg_attr(feature = "nightly", feature(vec_push_within_capacity))]
+#![cfg_attr(feature = "loop_match", feature(loop_match))]
 #![cfg_attr(feature = "nightly", allow(incomplete_features))]
 #![cfg_attr(kmst_preserve_none, feature(rust_preserve_none_cc))]
 // Unsafe code lives in the interpreter (`exec`) alone, every block with its
@@ -34,8 +36,17 @@
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
-#[cfg(not(any(feature = "tail", feature = "switch", feature = "threaded")))]
-compile_error!("kmst needs at least one dispatch variant: feature `tail`, `switch` or `threaded`");
+#[cfg(not(any(
+    feature = "tail",
+    feature = "switch",
+    feature = "threaded",
+    feature = "subroutine",
+    feature = "indirect",
+    feature = "loop_match"
+)))]
+compile_error!(
+    "kmst needs at least one dispatch variant: feature `tail`, `switch`, `threaded`, `subroutine`, `indirect` or `loop_match`"
+);
 
 #[cfg(feature = "asm")]
 pub mod asm;

@@ -42,7 +42,7 @@ macro_rules! handler_fn {
         $(#[$m])* pub(crate) unsafe extern "rust-preserve-none" fn $name $($rest)*
     };
 }
-#[cfg(any(feature = "tail", feature = "threaded"))]
+#[cfg(any(feature = "tail", feature = "threaded", feature = "indirect"))]
 pub(crate) use handler_fn;
 
 /// Hands control to the next handler as a guaranteed tail call.

@@ -80,7 +80,7 @@ const _: () = assert!(
 /// The length of a handler table indexed by `op` bytes: every [`OpIndex`],
 /// then (from [`HEAD`] on) every index as a head. The entries between are
 /// never used.
-#[cfg(any(feature = "tail", feature = "threaded"))]
+#[cfg(any(feature = "tail", feature = "threaded", feature = "subroutine"))]
 pub(crate) const TABLE_LEN: usize = HEAD as usize + HANDLERS;
 
 /// Where a head keeps its block's length: in `imm` when its (first)

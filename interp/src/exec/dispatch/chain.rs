@@ -27,7 +27,7 @@ use crate::exec::inst::{
 };
 use crate::exec::observer::Observer;
 use crate::exec::operand::{self, Src};
-use crate::exec::step::{One, Pair, Unit, exit_at};
+use crate::exec::step::{One, Pair, Unit, exit_at, src_or_regs};
 
 /// How a chained handler finds the charged or head handler of the next
 /// instruction.
@@ -183,17 +183,6 @@ pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
 macro_rules! chain_table_ops {
     ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
         for_each_fused!(chain_table_all [$($name)*]);
-    };
-}
-
-/// A pair's operand source as `for_each_fused!` names it: none is the
-/// register file.
-macro_rules! src_or_regs {
-    () => {
-        operand::Regs
-    };
-    ($src:ident) => {
-        operand::src::$src
     };
 }
 

@@ -9,10 +9,18 @@
 //!   guaranteed tail call (`become`) through the table;
 //! - [`threaded`] (feature `threaded`, nightly): each instruction carries its
 //!   handler pointer;
-//! - [`switch`] (feature `switch`; stable Rust): `loop { match op { .. } }`.
+//! - [`switch`] (feature `switch`; stable Rust): `loop { match op { .. } }`;
+//! - [`subroutine`] (feature `subroutine`; stable Rust): a loop calls each
+//!   unit through a table of function pointers, and the unit returns;
+//! - [`indirect`] (feature `indirect`, nightly): each unit's handler
+//!   tail-calls one central dispatch function, which matches the next `op`;
+//! - [`loop_match`] (feature `loop_match`, nightly): the switch loop as a
+//!   `#[loop_match]` state machine.
 //!
 //! The tail and threaded variants share their handlers ([`chain`]): counted,
-//! charged and head handlers generated from the same bodies.
+//! charged and head handlers generated from the same bodies, charging a
+//! block's fuel at its head. The other four count the fuel per micro-op
+//! through the same units (`step::Unit`), or, the switch loop, the bodies.
 
 #[cfg(any(feature = "tail", feature = "threaded"))]
 pub(crate) mod chain;
@@ -22,6 +30,12 @@ pub(crate) mod switch;
 pub(crate) mod tail;
 #[cfg(feature = "threaded")]
 pub(crate) mod threaded;
+#[cfg(feature = "subroutine")]
+pub(crate) mod subroutine;
+#[cfg(feature = "indirect")]
+pub(crate) mod indirect;
+#[cfg(feature = "loop_match")]
+pub(crate) mod loop_match;
 
 use std::fmt;
 use std::str::FromStr;
@@ -44,6 +58,18 @@ pub enum Dispatch {
     /// `threaded`, nightly).
     #[cfg(feature = "threaded")]
     Threaded,
+    /// Subroutine threading: a loop calls each unit through a table of
+    /// function pointers (feature `subroutine`).
+    #[cfg(feature = "subroutine")]
+    Subroutine,
+    /// Indirect threading: each unit tail-calls a central dispatch function
+    /// (feature `indirect`, nightly).
+    #[cfg(feature = "indirect")]
+    Indirect,
+    /// The switch loop as a `#[loop_match]` state machine (feature
+    /// `loop_match`, nightly).
+    #[cfg(feature = "loop_match")]
+    LoopMatch,
 }
 
 impl Dispatch {
@@ -55,9 +81,16 @@ impl Dispatch {
         Dispatch::Switch,
         #[cfg(feature = "threaded")]
         Dispatch::Threaded,
+        #[cfg(feature = "subroutine")]
+        Dispatch::Subroutine,
+        #[cfg(feature = "indirect")]
+        Dispatch::Indirect,
+        #[cfg(feature = "loop_match")]
+        Dispatch::LoopMatch,
     ];
 
-    /// Its name: `tail`, `switch` or `threaded`.
+    /// Its name: `tail`, `switch`, `threaded`, `subroutine`, `indirect` or
+    /// `loop_match`.
     pub fn name(self) -> &'static str {
         match self {
             #[cfg(feature = "tail")]
@@ -66,6 +99,12 @@ impl Dispatch {
             Dispatch::Switch => "switch",
             #[cfg(feature = "threaded")]
             Dispatch::Threaded => "threaded",
+            #[cfg(feature = "subroutine")]
+            Dispatch::Subroutine => "subroutine",
+            #[cfg(feature = "indirect")]
+            Dispatch::Indirect => "indirect",
+            #[cfg(feature = "loop_match")]
+            Dispatch::LoopMatch => "loop_match",
         }
     }
 }
@@ -148,6 +187,12 @@ pub(crate) unsafe fn enter<O: Observer>(
             Dispatch::Threaded => chain::enter::<O, threaded::Threaded<O>>(ip, regs, ctx, fuel),
             #[cfg(feature = "tail")]
             Dispatch::Tail => chain::enter::<O, tail::Tail<O>>(ip, regs, ctx, fuel),
+            #[cfg(feature = "subroutine")]
+            Dispatch::Subroutine => subroutine::run::<O>(ip, regs, ctx, fuel),
+            #[cfg(feature = "indirect")]
+            Dispatch::Indirect => indirect::run::<O>(ip, regs, ctx, fuel),
+            #[cfg(feature = "loop_match")]
+            Dispatch::LoopMatch => loop_match::run::<O>(ip, regs, ctx, fuel),
         }
     }
 }

@@ -1,0 +1,100 @@
+//! The subroutine-threaded variant (feature `subroutine`; stable Rust): a
+//! loop calls each instruction's unit through a static table of function
+//! pointers indexed by its `op` byte, and the unit returns to the loop with
+//! where the program goes next and the fuel left. One indirect call and one
+//! return per unit; the fuel is counted per micro-op, as the switch loop
+//! counts it (no block is charged at its head).
+
+use std::marker::PhantomData;
+
+use crate::exec::bodies;
+use crate::exec::inst::{Exit, HANDLERS, HEAD, Inst, TABLE_LEN, for_each_fused};
+use crate::exec::observer::Observer;
+use crate::exec::operand::{self, Src};
+use crate::exec::step::{One, Pair, Unit, exit_at, src_or_regs};
+
+/// A unit as a subroutine: `(next, fuel left)`, or the exit once its
+/// point is recorded.
+type Sub = unsafe fn(*const Inst, *mut u32, *mut (), u32) -> Result<(*const Inst, u32), Exit>;
+
+/// The subroutine of unit `U`: the unit counted, nothing held before it.
+///
+/// # Safety
+/// The handler contract (handler.rs), and `ip` holds this unit.
+unsafe fn sub<U: Unit, O: Observer>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+) -> Result<(*const Inst, u32), Exit> {
+    // SAFETY: the caller's contract.
+    unsafe { U::counted::<O>(ip, regs, ctx, fuel, &mut 0) }
+}
+
+/// Runs from `ip` until an exit.
+///
+/// # Safety
+/// The handler contract (handler.rs): `ip` in a decoded program, `regs`
+/// the stream's registers, `ctx` a live `Ctx<O>`, `fuel >= 1`.
+#[inline(never)]
+pub(crate) unsafe fn run<O: Observer>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+) -> Exit {
+    // Through a reference: indexing the const itself would copy it.
+    let table: &'static [Sub; TABLE_LEN] = const { &Subs::<O>::TABLE };
+    let (mut ip, mut fuel) = (ip, fuel);
+    // SAFETY: the caller's contract; every `next` a unit returns stays in
+    // the program with its `op` byte written by the decoder (below
+    // TABLE_LEN), and the loop calls again only with fuel left.
+    unsafe {
+        loop {
+            match (table.get_unchecked(usize::from((*ip).op)))(ip, regs, ctx, fuel) {
+                Ok((next, 0)) => return exit_at::<O>(ctx, next, 0, Exit::Fuel),
+                Ok((next, left)) => (ip, fuel) = (next, left),
+                Err(why) => return why,
+            }
+        }
+    }
+}
+
+/// The subroutines for observer `O`.
+struct Subs<O>(PhantomData<O>);
+
+macro_rules! subroutine_ops {
+    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+        for_each_fused!(subroutine_all [$($name)*]);
+    };
+}
+
+macro_rules! subroutine_all {
+    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
+        impl<O: Observer> Subs<O> {
+            /// By `op` byte: each index's subroutine, again from [`HEAD`]
+            /// on (a head is counted like any micro-op here). The unused
+            /// entries between hold `End`'s.
+            const TABLE: [Sub; TABLE_LEN] = {
+                let units: [Sub; HANDLERS] = [
+                    $(sub::<One<bodies::$name>, O> as Sub,)*
+                    sub::<One<bodies::End>, O> as Sub,
+                    $(sub::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O> as Sub,)*
+                    // Nothing is held between calls: a forwarding variant
+                    // reads the register file.
+                    $(sub::<One<bodies::$base, <operand::src::$src as Src>::Held>, O> as Sub,)*
+                ];
+                let mut t = [sub::<One<bodies::End>, O> as Sub; TABLE_LEN];
+                let mut i = 0;
+                while i < HANDLERS {
+                    t[i] = units[i];
+                    t[HEAD as usize + i] = units[i];
+                    i += 1;
+                }
+                t
+            };
+        }
+    };
+}
+
+crate::for_each_op!(subroutine_ops);
