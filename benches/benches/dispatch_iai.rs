@@ -46,12 +46,15 @@ per_variant! {
     tail => Implementation::Fast(Dispatch::Tail);
     switch => Implementation::Fast(Dispatch::Switch);
     threaded => Implementation::Fast(Dispatch::Threaded);
+    subroutine => Implementation::Fast(Dispatch::Subroutine);
+    indirect => Implementation::Fast(Dispatch::Indirect);
+    loop_match => Implementation::Fast(Dispatch::LoopMatch);
     reference => Implementation::Reference;
 }
 
 library_benchmark_group!(
     name = dispatch;
-    benchmarks = tail, switch, threaded, reference
+    benchmarks = tail, switch, threaded, subroutine, indirect, loop_match, reference
 );
 
 main!(library_benchmark_groups = dispatch);

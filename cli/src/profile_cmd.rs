@@ -35,7 +35,8 @@ pub struct Args {
     pub top: usize,
     #[command(flatten)]
     pub params: ParamsArgs,
-    /// The fast dispatch variant: tail, switch or threaded.
+    /// The fast dispatch variant: tail, switch, threaded, subroutine,
+    /// indirect or loop_match.
     #[arg(long, default_value = "tail")]
     pub dispatch: String,
     /// The turn budget (micro-ops per turn; the same as --turn-budget).

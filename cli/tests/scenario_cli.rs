@@ -95,7 +95,14 @@ fn every_dispatch_gives_the_same_json() {
     let (code, reference, err) =
         kmst(&["scenario", arg(&file), "--dispatch", "reference", "--json"]);
     assert_eq!(code, 0, "{err}");
-    for d in ["tail", "switch", "threaded"] {
+    for d in [
+        "tail",
+        "switch",
+        "threaded",
+        "subroutine",
+        "indirect",
+        "loop_match",
+    ] {
         let (code, out, err) = kmst(&["scenario", arg(&file), "--dispatch", d, "--json"]);
         assert_eq!(code, 0, "{d}: {err}");
         assert_eq!(json_of(&out), json_of(&reference), "{d}");
@@ -295,7 +302,14 @@ fn the_examples_run_alike_everywhere() {
         let (code, reference, err) =
             kmst(&["scenario", arg(&path), "--dispatch", "reference", "--json"]);
         assert_eq!(code, 0, "{}: {err}", path.display());
-        for d in ["tail", "switch", "threaded"] {
+        for d in [
+            "tail",
+            "switch",
+            "threaded",
+            "subroutine",
+            "indirect",
+            "loop_match",
+        ] {
             let (code, out, err) = kmst(&["scenario", arg(&path), "--dispatch", d, "--json"]);
             assert_eq!(code, 0, "{}: {err}", path.display());
             assert_eq!(json_of(&out), json_of(&reference), "{} {d}", path.display());

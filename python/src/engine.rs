@@ -17,57 +17,47 @@ pub use kmst_reference::{
     StreamOutcome, SubmittedCommand,
 };
 
-/// Which implementation runs a stream: one of the fast dispatch variants, or
-/// the reference model.
+/// Which implementation runs a stream: one of the fast dispatch variants
+/// (every one the engine was built with, `kmst::Dispatch::ALL`), or the
+/// reference model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
-    Tail,
-    Switch,
-    Threaded,
+    Fast(kmst::Dispatch),
     Reference,
 }
 
 impl Variant {
-    /// Every variant by its `dispatch=` name, the default first.
-    pub const ALL: [(&'static str, Variant); 4] = [
-        ("tail", Variant::Tail),
-        ("switch", Variant::Switch),
-        ("threaded", Variant::Threaded),
-        ("reference", Variant::Reference),
-    ];
+    /// Every variant's `dispatch=` name, the default first.
+    pub fn names() -> Vec<&'static str> {
+        let mut names: Vec<&str> = kmst::Dispatch::ALL.iter().map(|d| d.name()).collect();
+        names.push("reference");
+        names
+    }
 
     /// The variant called `name`.
     pub fn from_name(name: &str) -> Option<Variant> {
-        Variant::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, v)| v)
+        if name == "reference" {
+            return Some(Variant::Reference);
+        }
+        name.parse().ok().map(Variant::Fast)
     }
 }
 
 /// Runs the check and then the stream (docs/spec.md "The simulator"). Every
 /// variant gives the same answer.
 pub fn simulate(upload: &[u8], params: &Params, variant: Variant) -> SimResult {
-    use kmst::Dispatch;
-    let dispatch = match variant {
-        Variant::Tail => Dispatch::Tail,
-        Variant::Switch => Dispatch::Switch,
-        Variant::Threaded => Dispatch::Threaded,
-        Variant::Reference => return kmst_reference::simulate(upload, params),
-    };
-    kmst::simulate_with(upload, params, dispatch)
+    match variant {
+        Variant::Fast(dispatch) => kmst::simulate_with(upload, params, dispatch),
+        Variant::Reference => kmst_reference::simulate(upload, params),
+    }
 }
 
 /// Runs a kernel scenario (S26..S36). Every variant gives the same answer.
 pub fn simulate_scenario(scenario: &Scenario, variant: Variant) -> ScenarioResult {
-    use kmst::Dispatch;
-    let dispatch = match variant {
-        Variant::Tail => Dispatch::Tail,
-        Variant::Switch => Dispatch::Switch,
-        Variant::Threaded => Dispatch::Threaded,
-        Variant::Reference => return kmst_reference::simulate_scenario(scenario),
-    };
-    kmst::exec::simulate_scenario(scenario, dispatch)
+    match variant {
+        Variant::Fast(dispatch) => kmst::exec::simulate_scenario(scenario, dispatch),
+        Variant::Reference => kmst_reference::simulate_scenario(scenario),
+    }
 }
 
 /// Reads a scenario file's JSON text (S36); `path` is the file's (uploads

@@ -384,7 +384,7 @@ impl Callables {
 /// The variant called `name`, else a ValueError listing them.
 pub fn variant(name: &str) -> PyResult<Variant> {
     Variant::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Variant::ALL.iter().map(|(n, _)| *n).collect();
+        let names = Variant::names();
         PyValueError::new_err(format!(
             "dispatch {:?} is not one of {}",
             name,

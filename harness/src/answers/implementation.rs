@@ -53,7 +53,8 @@ pub enum Implementation {
 }
 
 impl Implementation {
-    /// Its name: `reference` or the variant's (`tail`, `switch`, `threaded`).
+    /// Its name: `reference` or the variant's (`tail`, `switch`, `threaded`, `subroutine`,
+    /// `indirect`, `loop_match`).
     pub fn name(self) -> &'static str {
         match self {
             Implementation::Reference => "reference",

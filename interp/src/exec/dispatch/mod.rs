@@ -24,18 +24,18 @@
 
 #[cfg(any(feature = "tail", feature = "threaded"))]
 pub(crate) mod chain;
+#[cfg(feature = "indirect")]
+pub(crate) mod indirect;
+#[cfg(feature = "loop_match")]
+pub(crate) mod loop_match;
+#[cfg(feature = "subroutine")]
+pub(crate) mod subroutine;
 #[cfg(feature = "switch")]
 pub(crate) mod switch;
 #[cfg(feature = "tail")]
 pub(crate) mod tail;
 #[cfg(feature = "threaded")]
 pub(crate) mod threaded;
-#[cfg(feature = "subroutine")]
-pub(crate) mod subroutine;
-#[cfg(feature = "indirect")]
-pub(crate) mod indirect;
-#[cfg(feature = "loop_match")]
-pub(crate) mod loop_match;
 
 use std::fmt;
 use std::str::FromStr;
