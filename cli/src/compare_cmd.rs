@@ -42,7 +42,8 @@ pub struct Args {
     /// Each variant and workload runs in a child process under callgrind:
     /// one warm-up run, then the counted runs (3 by default), only those
     /// counted; nothing is timed. The agreement check runs first, as ever.
-    /// About 50 to 100 times slower than a run: select with --workloads.
+    /// A run under callgrind is some 50 to 100 times slower (every bundled
+    /// workload and variant: about a minute).
     #[arg(long, conflicts_with_all = ["samples", "plot"])]
     pub counters: bool,
     /// With --counters: the runs counted per variant and workload
@@ -50,7 +51,7 @@ pub struct Args {
     #[arg(long, requires = "counters", value_name = "N")]
     pub runs: Option<u64>,
     /// Only these variants, comma-separated (the reference model always runs
-    /// for the agreement check; it is timed only when listed).
+    /// for the agreement check; it is timed or counted only when listed).
     #[arg(long, value_delimiter = ',')]
     pub variants: Vec<String>,
     /// Only the bundled workloads with these names, comma-separated.

@@ -172,6 +172,36 @@ fn without_valgrind_one_line_and_exit_2() {
 }
 
 #[test]
+fn a_failing_valgrind_is_reported_with_its_stderr_tail() {
+    use std::os::unix::fs::PermissionsExt;
+    // A stand-in `valgrind` that fails as valgrind does on a bad option.
+    let dir = fresh_dir("counters-failing-valgrind", "bin");
+    let fake = dir.join("valgrind");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'valgrind: Unknown option: --branch-sim=yes' >&2\necho 'valgrind: Use --help for more information.' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = kmst()
+        .args([
+            "compare",
+            "--counters",
+            "--workloads",
+            "long_wait_1",
+            "--variants",
+            "tail",
+        ])
+        .env("PATH", &dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", code_and_stderr(&out));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("workload long_wait_1, tail: valgrind exit status: 1: valgrind: Unknown option: --branch-sim=yes | valgrind: Use --help"), "{err}");
+}
+
+#[test]
 fn counters_usage_errors_exit_2() {
     for args in [
         &["compare", "--runs", "2"][..], // --runs needs --counters
