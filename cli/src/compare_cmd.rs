@@ -281,6 +281,19 @@ pub struct ChildArgs {
     pub file: Option<PathBuf>,
 }
 
+/// The bundled workload `name`, built alone (the child builds no other, so
+/// that the others' allocations do not shape its heap).
+fn bundled_workload(name: &str) -> Result<Workload, CliError> {
+    let built = if let Some((n, source)) = compare::BUNDLED.iter().find(|(n, _)| *n == name) {
+        Workload::from_source(n, source)
+    } else if let Some(b) = compare::BUNDLED_SCENARIOS.iter().find(|b| b.name == name) {
+        Workload::from_bundled(b)
+    } else {
+        return Err(CliError::Usage(format!("no bundled workload `{name}`")));
+    };
+    built.map_err(|e| CliError::Usage(format!("bundled {e}")))
+}
+
 /// Builds the workload, runs it once, then `--runs` times inside
 /// [`compare::measured_runs`] (what callgrind counts).
 pub fn run_child(args: ChildArgs) -> Result<ExitCode, CliError> {
@@ -290,11 +303,7 @@ pub fn run_child(args: ChildArgs) -> Result<ExitCode, CliError> {
         .map_err(|e: UnknownImplementation| CliError::Usage(e.to_string()))?;
     let workload = match (&args.workload, &args.file) {
         (_, Some(path)) => file_workload(path)?,
-        (Some(name), None) => compare::bundled()
-            .map_err(|e| CliError::Usage(format!("bundled {e}")))?
-            .into_iter()
-            .find(|w| &w.name == name)
-            .ok_or_else(|| CliError::Usage(format!("no bundled workload `{name}`")))?,
+        (Some(name), None) => bundled_workload(name)?,
         (None, None) => return Err(CliError::Usage("no workload".into())),
     };
     let passes = compare::run_child(&workload, variant, args.runs);
