@@ -1,15 +1,22 @@
 //! `kmst compare`: run every dispatch variant and the reference model on the
-//! benchmark workloads, check that their answers agree, and report speed.
+//! benchmark workloads, check that their answers agree, and report speed,
+//! or with `--counters` the instructions, branches and mispredictions that
+//! callgrind counts (the hidden `kmst counters-child` is the process it
+//! counts).
 //!
 //! Exit 0 when every answer agrees, 1 at the first disagreement (printed on
-//! stderr), 2 for a usage or I/O error. The measuring lives in
+//! stderr), 2 for a usage or I/O error (and for `--counters` without
+//! valgrind, or when callgrind fails). The measuring lives in
 //! [`kmst_harness::compare`].
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kmst_harness::answers::{Implementation, UnknownImplementation};
-use kmst_harness::compare::{self, CompareError, Settings, Workload};
+use kmst_harness::compare::{
+    self, CompareError, CounterSettings, CountersError, Settings, Workload,
+};
 
 use crate::common::{CliError, print_out, read_file, write_file};
 
@@ -18,17 +25,33 @@ pub struct Args {
     /// `.kms` workloads (with `;@ params` directives) or scenario files
     /// (`.json`); default: the bundled set.
     pub files: Vec<PathBuf>,
-    /// A few seconds in all: fewer, shorter samples (CI).
+    /// A few seconds in all: fewer, shorter samples (CI); with --counters,
+    /// 1 counted run.
     #[arg(long, conflicts_with = "full")]
     pub quick: bool,
-    /// Several minutes: more, longer samples (for documentation).
+    /// Several minutes: more, longer samples (for documentation); with
+    /// --counters, 10 counted runs.
     #[arg(long)]
     pub full: bool,
     /// Samples per variant and workload (overrides the preset).
     #[arg(long)]
     pub samples: Option<usize>,
+    /// Count instead of timing: per micro-op, the instructions, conditional
+    /// branches and their mispredictions, and indirect branches and theirs,
+    /// from valgrind's callgrind with its branch simulator (needs valgrind).
+    /// Each variant and workload runs in a child process under callgrind:
+    /// one warm-up run, then the counted runs (3 by default), only those
+    /// counted; nothing is timed. The agreement check runs first, as ever.
+    /// A run under callgrind is some 50 to 100 times slower (every bundled
+    /// workload and variant: about a minute).
+    #[arg(long, conflicts_with_all = ["samples", "plot"])]
+    pub counters: bool,
+    /// With --counters: the runs counted per variant and workload
+    /// (overrides the preset).
+    #[arg(long, requires = "counters", value_name = "N")]
+    pub runs: Option<u64>,
     /// Only these variants, comma-separated (the reference model always runs
-    /// for the agreement check; it is timed only when listed).
+    /// for the agreement check; it is timed or counted only when listed).
     #[arg(long, value_delimiter = ',')]
     pub variants: Vec<String>,
     /// Only the bundled workloads with these names, comma-separated.
@@ -59,6 +82,23 @@ fn settings(args: &Args) -> Result<Settings, CliError> {
     Ok(s)
 }
 
+fn counter_settings(args: &Args) -> Result<CounterSettings, CliError> {
+    let mut s = if args.quick {
+        CounterSettings::QUICK
+    } else if args.full {
+        CounterSettings::FULL
+    } else {
+        CounterSettings::DEFAULT
+    };
+    if let Some(n) = args.runs {
+        if n == 0 {
+            return Err(CliError::Usage("--runs must be at least 1".into()));
+        }
+        s.runs = n;
+    }
+    Ok(s)
+}
+
 fn variants(args: &Args) -> Result<Vec<Implementation>, CliError> {
     if args.variants.is_empty() {
         return Ok(Implementation::all());
@@ -75,41 +115,39 @@ fn variants(args: &Args) -> Result<Vec<Implementation>, CliError> {
     Ok(out)
 }
 
-fn workloads(args: &Args) -> Result<Vec<Workload>, CliError> {
-    let input = |e: CompareError, path: PathBuf| CliError::Input {
-        path,
+/// A workload from a FILE argument: a `.json` scenario, or a `.kms` source
+/// whose `;@ params` give its parameters.
+fn file_workload(path: &Path) -> Result<Workload, CliError> {
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("workload");
+    if path.extension().is_some_and(|e| e == "json") {
+        let scenario = kmst::scenario::read_file(path).map_err(|e| CliError::Input {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        return Ok(Workload::from_scenario(name, "a kernel scenario", scenario));
+    }
+    let bytes = read_file(path)?;
+    let text = String::from_utf8(bytes).map_err(|_| CliError::Input {
+        path: path.to_owned(),
+        message: "not UTF-8 text (compare reads .kms sources)".into(),
+    })?;
+    Workload::from_source(name, &text).map_err(|e: CompareError| CliError::Input {
+        path: path.to_owned(),
         message: e.to_string(),
-    };
+    })
+}
+
+fn workloads(args: &Args) -> Result<Vec<Workload>, CliError> {
     if !args.files.is_empty() {
         if !args.workloads.is_empty() {
             return Err(CliError::Usage(
                 "--workloads selects bundled workloads; not with FILES".into(),
             ));
         }
-        return args
-            .files
-            .iter()
-            .map(|path| {
-                let name = path
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or("workload");
-                if path.extension().is_some_and(|e| e == "json") {
-                    let scenario =
-                        kmst::scenario::read_file(path).map_err(|e| CliError::Input {
-                            path: path.clone(),
-                            message: e.to_string(),
-                        })?;
-                    return Ok(Workload::from_scenario(name, "a kernel scenario", scenario));
-                }
-                let bytes = read_file(path)?;
-                let text = String::from_utf8(bytes).map_err(|_| CliError::Input {
-                    path: path.clone(),
-                    message: "not UTF-8 text (compare reads .kms sources)".into(),
-                })?;
-                Workload::from_source(name, &text).map_err(|e| input(e, path.clone()))
-            })
-            .collect();
+        return args.files.iter().map(|path| file_workload(path)).collect();
     }
     let all = compare::bundled().map_err(|e| CliError::Usage(format!("bundled {e}")))?;
     if args.workloads.is_empty() {
@@ -133,6 +171,9 @@ fn workloads(args: &Args) -> Result<Vec<Workload>, CliError> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if args.counters {
+        return run_counters(args);
+    }
     let settings = settings(&args)?;
     let variants = variants(&args)?;
     let workloads = workloads(&args)?;
@@ -162,5 +203,113 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         compare::render_table(&report)
     };
     print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kmst compare --counters`: every variant on every workload in a child
+/// process (`kmst counters-child`) under callgrind.
+fn run_counters(args: Args) -> Result<ExitCode, CliError> {
+    let settings = counter_settings(&args)?;
+    let variants = variants(&args)?;
+    let workloads = workloads(&args)?;
+    let Some(valgrind) = compare::find_valgrind() else {
+        return Err(CliError::Usage(CountersError::NoValgrind.to_string()));
+    };
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Usage(format!("where is this kmst executable: {e}")))?;
+    // The child builds workload i as this process did: the same FILE or
+    // the same bundled name.
+    let child = |i: usize, v: Implementation, runs: u64| -> Vec<OsString> {
+        let mut argv: Vec<OsString> = vec![
+            exe.clone().into(),
+            "counters-child".into(),
+            "--variant".into(),
+            v.name().into(),
+            "--runs".into(),
+            runs.to_string().into(),
+        ];
+        match args.files.get(i) {
+            Some(path) => argv.extend(["--".into(), path.clone().into()]),
+            None => argv.extend(["--workload".into(), workloads[i].name.clone().into()]),
+        }
+        argv
+    };
+    let line = crate::progress::Line::new();
+    let outcome = compare::count_events(
+        &workloads,
+        &variants,
+        settings,
+        &valgrind,
+        &child,
+        &mut |msg: &str| line.show(msg),
+    );
+    line.clear();
+    let report = match outcome {
+        Ok(r) => r,
+        Err(CountersError::Compare(e @ CompareError::Disagreement { .. })) => {
+            eprintln!("kmst compare: {e}");
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(CliError::Usage(e.to_string())),
+    };
+    let text = if args.json {
+        let mut s = serde_json::to_string_pretty(&compare::counters_to_json(&report))
+            .expect("a JSON value prints");
+        s.push('\n');
+        s
+    } else {
+        compare::render_counters_table(&report)
+    };
+    print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kmst counters-child`: the process `kmst compare --counters` runs under
+/// callgrind (not for people: hidden from the help).
+#[derive(clap::Args)]
+pub struct ChildArgs {
+    /// The variant to run.
+    #[arg(long)]
+    pub variant: String,
+    /// The runs to count.
+    #[arg(long)]
+    pub runs: u64,
+    /// A bundled workload, by name.
+    #[arg(long, conflicts_with = "file", required_unless_present = "file")]
+    pub workload: Option<String>,
+    /// A workload FILE, as `kmst compare` reads it.
+    pub file: Option<PathBuf>,
+}
+
+/// The bundled workload `name`, built alone (the child builds no other, so
+/// that the others' allocations do not shape its heap).
+fn bundled_workload(name: &str) -> Result<Workload, CliError> {
+    let built = if let Some((n, source)) = compare::BUNDLED.iter().find(|(n, _)| *n == name) {
+        Workload::from_source(n, source)
+    } else if let Some(b) = compare::BUNDLED_SCENARIOS.iter().find(|b| b.name == name) {
+        Workload::from_bundled(b)
+    } else {
+        return Err(CliError::Usage(format!("no bundled workload `{name}`")));
+    };
+    built.map_err(|e| CliError::Usage(format!("bundled {e}")))
+}
+
+/// Builds the workload, runs it once, then `--runs` times inside
+/// [`compare::measured_runs`] (what callgrind counts).
+pub fn run_child(args: ChildArgs) -> Result<ExitCode, CliError> {
+    let variant: Implementation = args
+        .variant
+        .parse()
+        .map_err(|e: UnknownImplementation| CliError::Usage(e.to_string()))?;
+    let workload = match (&args.workload, &args.file) {
+        (_, Some(path)) => file_workload(path)?,
+        (Some(name), None) => bundled_workload(name)?,
+        (None, None) => return Err(CliError::Usage("no workload".into())),
+    };
+    let passes = compare::run_child(&workload, variant, args.runs);
+    print_out(&format!(
+        "{} {variant}: {} counted runs, {passes} passes each\n",
+        workload.name, args.runs
+    ))?;
     Ok(ExitCode::SUCCESS)
 }

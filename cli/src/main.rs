@@ -40,8 +40,12 @@ enum Command {
     Scenario(scenario_cmd::Args),
     /// Regenerate or verify the golden corpus of reference streams.
     Corpus(corpus_cmd::Args),
-    /// Run every dispatch variant and the reference model on workloads and compare speed.
+    /// Run every dispatch variant and the reference model on workloads and compare speed
+    /// (or, with --counters, count instructions, branches and mispredictions under callgrind).
     Compare(compare_cmd::Args),
+    /// The child process `kmst compare --counters` counts under callgrind.
+    #[command(hide = true)]
+    CountersChild(compare_cmd::ChildArgs),
     /// Profile how a stream spends its per-pass turns.
     Profile(Box<profile_cmd::Args>),
     /// Re-run a saved fuzz artifact and report any divergence.
@@ -105,6 +109,7 @@ fn main() -> ExitCode {
         Command::Scenario(args) => scenario_cmd::run(args),
         Command::Corpus(args) => corpus_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args),
+        Command::CountersChild(args) => compare_cmd::run_child(args),
         Command::Profile(args) => profile_cmd::run(*args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::FuzzSeeds(args) => fuzz_seeds_cmd::run(args),

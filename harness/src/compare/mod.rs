@@ -19,15 +19,26 @@
 //! - statistics ([`Summary`]): the median with a distribution-free confidence
 //!   interval from order statistics, and the mean with a Student-t interval;
 //! - rendering: a text table ([`render_table`]) and JSON ([`to_json`]); the
-//!   command line draws the SVG chart.
+//!   command line draws the SVG chart;
+//! - counters instead of times (`kmst compare --counters`, [`count_events`]):
+//!   instructions, conditional and indirect branches and their
+//!   mispredictions per micro-op, counted by valgrind's callgrind with its
+//!   branch simulator in a child process over [`measured_runs`] only, and
+//!   their table ([`render_counters_table`]) and JSON ([`counters_to_json`]).
 
+mod counters;
 mod measure;
 mod render;
 mod stats;
 mod workload;
 
+pub use counters::{
+    COUNTER_NAMES, CallgrindError, CallgrindTotals, CountedWorkload, CounterReport,
+    CounterSettings, Counters, CountersError, EVENTS, MEASURED_FUNCTION, VariantCounters,
+    callgrind, count_events, find_valgrind, measured_runs, parse_callgrind, run_child,
+};
 pub use measure::{Report, Settings, VariantResult, WorkloadResult, compare, measure};
-pub use render::{render_table, to_json};
+pub use render::{counters_to_json, render_counters_table, render_table, to_json};
 pub use stats::{Summary, t975};
 pub use workload::{
     BUNDLED, BUNDLED_SCENARIOS, BundledScenario, CompareError, OpCounter, Workload, bundled,

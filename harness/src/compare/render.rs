@@ -1,7 +1,9 @@
-//! The compare report as a text table and as JSON.
+//! The compare reports (times, and `--counters`' counts) as text tables and
+//! as JSON.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
+use super::counters::{COUNTER_NAMES, CounterReport};
 use super::measure::Report;
 use super::stats::Summary;
 
@@ -120,36 +122,7 @@ pub fn render_table(report: &Report) -> String {
             ]);
         }
     }
-    let mut width = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in width.iter_mut().zip(row) {
-            *w = (*w).max(cell.len());
-        }
-    }
-    let line = |cells: &[&str]| {
-        let mut s = String::new();
-        for (i, (cell, w)) in cells.iter().zip(width).enumerate() {
-            if i > 0 {
-                s.push_str("  ");
-            }
-            // Names left-aligned, numbers right-aligned.
-            if i < 2 {
-                s.push_str(&format!("{cell:<w$}"));
-            } else {
-                s.push_str(&format!("{cell:>w$}"));
-            }
-        }
-        s.trim_end().to_owned() + "\n"
-    };
-    let mut out = line(&header);
-    let mut last = "";
-    for row in &rows {
-        if !last.is_empty() && last != row[0] {
-            out.push('\n');
-        }
-        last = &row[0];
-        out.push_str(&line(&row.each_ref().map(String::as_str)));
-    }
+    let mut out = align(header, &rows);
     out.push_str(&format!(
         "\n{} samples per cell, each at least {} ms; intervals: the median's 95% order-statistic interval.\n",
         report.settings.samples,
@@ -209,6 +182,154 @@ pub fn to_json(report: &Report) -> Value {
     })
 }
 
+/// A number with two decimals and thousands separators (`-` when not finite).
+fn fmt2(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let cents = (v.abs() * 100.0).round() as u64;
+    let sign = if v < 0.0 && cents > 0 { "-" } else { "" };
+    format!("{sign}{}.{:02}", fmt_count(cents / 100), cents % 100)
+}
+
+/// Aligned rows: the first two columns left-aligned (names), the others
+/// right-aligned (numbers); a blank line between workloads (column 0).
+fn align<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
+    let mut width = header.map(str::len);
+    for row in rows {
+        for (w, cell) in width.iter_mut().zip(row) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let line = |cells: &[&str]| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(width).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            if i < 2 {
+                s.push_str(&format!("{cell:<w$}"));
+            } else {
+                s.push_str(&format!("{cell:>w$}"));
+            }
+        }
+        s.trim_end().to_owned() + "\n"
+    };
+    let mut out = line(&header);
+    let mut last = "";
+    for row in rows {
+        if !last.is_empty() && last != row[0] {
+            out.push('\n');
+        }
+        last = &row[0];
+        out.push_str(&line(&row.each_ref().map(String::as_str)));
+    }
+    out
+}
+
+/// The counters as an aligned text table: per micro-op, the instructions,
+/// the conditional branches and their mispredictions, the indirect branches
+/// and theirs, two decimals each.
+pub fn render_counters_table(report: &CounterReport) -> String {
+    let header = [
+        "workload",
+        "variant",
+        "micro-ops",
+        "instr/op",
+        "branches/op",
+        "mispred/op",
+        "indirect/op",
+        "ind.mispred/op",
+    ];
+    let mut rows: Vec<[String; 8]> = Vec::new();
+    for w in &report.workloads {
+        for v in &w.variants {
+            let [ir, bc, bcm, bi, bim] = v.counters.per(report.settings.runs * w.ops).map(fmt2);
+            rows.push([
+                w.name.clone(),
+                v.variant.name().to_owned(),
+                fmt_count(w.ops),
+                ir,
+                bc,
+                bcm,
+                bi,
+                bim,
+            ]);
+        }
+    }
+    let mut out = align(header, &rows);
+    let runs = report.settings.runs;
+    let tool = if report.tool.is_empty() {
+        "callgrind"
+    } else {
+        &report.tool
+    };
+    let plural = if runs == 1 { "" } else { "s" };
+    out.push_str(&format!(
+        "\n{tool} --branch-sim=yes, {runs} run{plural} per cell after a warm-up run; whole runs (check, pre-decode, simulation) per micro-op; branches, mispred: conditional.\n"
+    ));
+    out
+}
+
+/// The counters as JSON:
+/// `{"settings": {mode: "counters", runs, warm_up_runs, tool}, "workloads":
+/// [{name, notes, ops, passes, variants: [{variant, counters: {runs, total,
+/// per_run, per_op}}]}]}`; `total`, `per_run` and `per_op` each have
+/// `instructions`, `conditional_branches`, `conditional_mispredictions`,
+/// `indirect_branches` and `indirect_mispredictions` (`total` integers
+/// over the runs, the others numbers); `per_op` is null when no micro-op ran.
+pub fn counters_to_json(report: &CounterReport) -> Value {
+    let runs = report.settings.runs;
+    let object = |values: Vec<Value>| -> Value {
+        let map: Map<String, Value> = COUNTER_NAMES
+            .iter()
+            .map(|n| (*n).to_owned())
+            .zip(values)
+            .collect();
+        Value::Object(map)
+    };
+    let workloads: Vec<Value> = report
+        .workloads
+        .iter()
+        .map(|w| {
+            let variants: Vec<Value> = w
+                .variants
+                .iter()
+                .map(|v| {
+                    let c = &v.counters;
+                    json!({
+                        "variant": v.variant.name(),
+                        "counters": {
+                            "runs": runs,
+                            "total": object(c.values().map(Value::from).to_vec()),
+                            "per_run": object(c.per(runs).map(Value::from).to_vec()),
+                            "per_op": if w.ops == 0 { Value::Null } else {
+                                object(c.per(runs * w.ops).map(Value::from).to_vec())
+                            },
+                        },
+                    })
+                })
+                .collect();
+            json!({
+                "name": w.name,
+                "notes": w.notes,
+                "ops": w.ops,
+                "passes": w.passes,
+                "variants": variants,
+            })
+        })
+        .collect();
+    json!({
+        "settings": {
+            "mode": "counters",
+            "runs": runs,
+            "warm_up_runs": 1,
+            "tool": report.tool,
+        },
+        "workloads": workloads,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +339,14 @@ mod tests {
         assert_eq!(fmt_count(999_671), "999,671");
         assert_eq!(fmt_count(7), "7");
         assert_eq!(fmt_count(1_000), "1,000");
+    }
+
+    #[test]
+    fn fmt2_two_decimals() {
+        assert_eq!(fmt2(14.778_5), "14.78");
+        assert_eq!(fmt2(0.004), "0.00");
+        assert_eq!(fmt2(53_072_431.0), "53,072,431.00");
+        assert_eq!(fmt2(-1.5), "-1.50");
+        assert_eq!(fmt2(f64::NAN), "-");
     }
 }
