@@ -29,8 +29,9 @@ for w in $workloads; do
       --toggle-collect='*measured_run*' --callgrind-out-file="$out/cg" \
       "$bin" --once "$w" "$r" 2>"$out/log")" || { cat "$out/log" >&2; exit 1; }
     ops="$(sed -n 's/.*, \([0-9]*\) micro-ops$/\1/p' <<<"$line")"
-    events="$(sed -n 's/^summary: //p' "$out/cg")"
-    rows+=("$w	$r	$(tr ' ' '\t' <<<"$events")	$ops")
+    # Ir Bc Bcm Bi Bim; callgrind leaves trailing zeros out.
+    events="$(sed -n 's/^summary: //p' "$out/cg" | awk '{ for (i = NF + 1; i <= 5; i++) $i = 0; print $1 "\t" $2 "\t" $3 "\t" $4 "\t" $5 }')"
+    rows+=("$w	$r	$events	$ops")
     echo "peer-counters: $w $r" >&2
   done
 done
