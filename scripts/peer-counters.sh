@@ -19,7 +19,7 @@ command -v valgrind >/dev/null || { echo "peer-counters: needs valgrind (for exa
 cargo build --quiet --release -p kmst-benches --example peers >&2
 bin="${CARGO_TARGET_DIR:-target}/release/examples/peers"
 workloads="${WORKLOADS:-alu alu_chain rand_mod branchy}"
-runners="${RUNNERS:-tail switch threaded subroutine indirect loop_match wasmi_fuel wasmi native}"
+runners="${RUNNERS:-tail switch threaded subroutine indirect loop_match jit wasmi_fuel wasmi native}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 rows=()

@@ -49,12 +49,13 @@ per_variant! {
     subroutine => Implementation::Fast(Dispatch::Subroutine);
     indirect => Implementation::Fast(Dispatch::Indirect);
     loop_match => Implementation::Fast(Dispatch::LoopMatch);
+    jit => Implementation::Fast(Dispatch::Jit);
     reference => Implementation::Reference;
 }
 
 library_benchmark_group!(
     name = dispatch;
-    benchmarks = tail, switch, threaded, subroutine, indirect, loop_match, reference
+    benchmarks = tail, switch, threaded, subroutine, indirect, loop_match, jit, reference
 );
 
 main!(library_benchmark_groups = dispatch);

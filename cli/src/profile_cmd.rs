@@ -36,7 +36,7 @@ pub struct Args {
     #[command(flatten)]
     pub params: ParamsArgs,
     /// The fast dispatch variant: tail, switch, threaded, subroutine,
-    /// indirect or loop_match.
+    /// indirect, loop_match or jit.
     #[arg(long, default_value = "tail")]
     pub dispatch: String,
     /// The turn budget (micro-ops per turn; the same as --turn-budget).

@@ -24,7 +24,7 @@ pub struct Args {
     #[command(flatten)]
     pub params: ParamsArgs,
     /// The implementation that runs the stream: a fast dispatch variant compiled
-    /// into this build (tail, switch, threaded, subroutine, indirect, loop_match) or the reference model; every one
+    /// into this build (tail, switch, threaded, subroutine, indirect, loop_match, jit) or the reference model; every one
     /// gives the same answer.
     #[arg(long, default_value = "tail")]
     pub dispatch: String,

@@ -40,7 +40,7 @@ pub struct Args {
     /// The scenario file (JSON, S36).
     pub file: PathBuf,
     /// The implementation that runs the scenario: a fast dispatch variant
-    /// compiled into this build (tail, switch, threaded, subroutine, indirect, loop_match) or the reference
+    /// compiled into this build (tail, switch, threaded, subroutine, indirect, loop_match, jit) or the reference
     /// model; every one gives the same answer.
     #[arg(long, default_value = "tail")]
     pub dispatch: String,

@@ -61,6 +61,8 @@ fn the_pass_loop_does_not_allocate() {
     for &dispatch in Dispatch::ALL {
         let mut m = Machine::new(&data, &params);
         m.reserve(1000, 1);
+        // The compiled tier compiles here, before the run.
+        m.prepare::<NoObserver>(dispatch);
         ALLOCATIONS.store(0, Ordering::SeqCst);
         COUNTING.with(|c| c.set(true));
         m.run(dispatch, &mut NoObserver);
@@ -124,6 +126,8 @@ fn the_pass_loop_does_not_allocate() {
     for &dispatch in Dispatch::ALL {
         let mut m = Machine::new_scenario(&scenario);
         m.reserve(2002, 3);
+        // The compiled tier compiles here, before the run.
+        m.prepare::<NoObserver>(dispatch);
         ALLOCATIONS.store(0, Ordering::SeqCst);
         COUNTING.with(|c| c.set(true));
         m.run(dispatch, &mut NoObserver);

@@ -566,6 +566,7 @@ fn the_variants_of_this_build() {
         (cfg!(feature = "subroutine"), "subroutine"),
         (cfg!(feature = "indirect"), "indirect"),
         (cfg!(feature = "loop_match"), "loop_match"),
+        (cfg!(feature = "jit"), "jit"),
     ] {
         if on {
             want.push(name);

@@ -54,7 +54,7 @@ pub enum Implementation {
 
 impl Implementation {
     /// Its name: `reference` or the variant's (`tail`, `switch`, `threaded`, `subroutine`,
-    /// `indirect`, `loop_match`).
+    /// `indirect`, `loop_match`, `jit`).
     pub fn name(self) -> &'static str {
         match self {
             Implementation::Reference => "reference",
@@ -93,12 +93,16 @@ impl fmt::Display for Implementation {
     }
 }
 
-/// A name that is no implementation of this build.
+/// A name that is no implementation of this build (or, for `jit`, one that
+/// cannot run on this host: the second field says why).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownImplementation(pub String);
+pub struct UnknownImplementation(pub String, pub Option<String>);
 
 impl fmt::Display for UnknownImplementation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(why) = &self.1 {
+            return write!(f, "dispatch `{}`: {why}", self.0);
+        }
         let names: Vec<&str> = Implementation::all()
             .iter()
             .map(|i| Implementation::name(*i))
@@ -118,10 +122,16 @@ impl FromStr for Implementation {
     type Err = UnknownImplementation;
 
     fn from_str(s: &str) -> Result<Implementation, UnknownImplementation> {
+        #[cfg(feature = "jit")]
+        if s == Dispatch::Jit.name()
+            && let Err(why) = kmst::exec::jit_available()
+        {
+            return Err(UnknownImplementation(s.to_owned(), Some(why)));
+        }
         Implementation::all()
             .into_iter()
             .find(|i| i.name() == s)
-            .ok_or_else(|| UnknownImplementation(s.to_owned()))
+            .ok_or_else(|| UnknownImplementation(s.to_owned(), None))
     }
 }
 

@@ -22,7 +22,7 @@ pub const HOT_LINES: usize = 5;
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Profile {
     /// The dispatch variant that ran it (`tail`, `switch`, `threaded`, `subroutine`,
-    /// `indirect`, `loop_match`).
+    /// `indirect`, `loop_match`, `jit`).
     pub dispatch: String,
     pub turn_budget: u32,
     /// `ended`, `error` or `stuck`.

@@ -26,6 +26,10 @@ pub(crate) struct Program {
     /// `op_count + 1` instructions: the micro-ops and the `End` sentinel.
     pub insts: Vec<Inst>,
     pub templates: Vec<Tmpl>,
+    /// The compiled program, once a run with the `jit` variant made it
+    /// (`dispatch::prepare`).
+    #[cfg(feature = "jit")]
+    pub code: Option<super::jit::Code>,
 }
 
 impl Program {
@@ -225,6 +229,8 @@ impl Program {
             head,
             insts,
             templates,
+            #[cfg(feature = "jit")]
+            code: None,
         }
     }
 }

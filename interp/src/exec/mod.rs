@@ -31,6 +31,8 @@
 pub(crate) mod handler;
 pub(crate) mod hint;
 pub(crate) mod inst;
+#[cfg(feature = "jit")]
+pub(crate) mod lower;
 pub mod observer;
 pub(crate) mod operand;
 pub(crate) mod template;
@@ -39,8 +41,10 @@ pub(crate) mod kernel;
 // L2, the bodies and the fuel of one step:
 pub(crate) mod bodies;
 pub(crate) mod step;
-// L3, the decoder:
+// L3, the compiled tier and the decoder:
 pub(crate) mod decode;
+#[cfg(feature = "jit")]
+pub(crate) mod jit;
 // L4, the dispatch loops and the one place a variant is chosen:
 pub mod dispatch;
 // L5, the machine: streams, turns, passes, the host phase:
@@ -51,6 +55,14 @@ pub use machine::Machine;
 pub use observer::{NoObserver, Observer, TurnEnd};
 
 use crate::types::{Params, Scenario, ScenarioResult, SimResult};
+
+/// Whether the compiled tier (`Dispatch::Jit`) compiles on this host: `Err`
+/// names the host when Cranelift has no backend for it (the variant then
+/// runs its programs with the subroutine loop).
+#[cfg(feature = "jit")]
+pub fn jit_available() -> Result<(), String> {
+    jit::available()
+}
 
 /// Runs the check and then the stream with `dispatch` (the same answer as
 /// `kmst_reference::simulate` for every variant). `params` is not validated:

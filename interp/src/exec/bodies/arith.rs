@@ -4,16 +4,25 @@
 
 use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
 use crate::exec::inst::Inst;
+#[cfg(feature = "jit")]
+use crate::exec::lower::{Emit, Lowered};
 use crate::exec::observer::Observer;
 use crate::exec::operand::{get, operand_b, operand_c, set};
 use crate::types::Reason;
 
 macro_rules! three_reg {
-    ($($name:ident: $f:expr;)*) => {$(
+    ($($name:ident: $f:expr, $lower:ident;)*) => {$(
         pub(crate) struct $name;
         impl OpBody for $name {
             const STRAIGHT: bool = true;
             run_via_acc!();
+            #[cfg(feature = "jit")]
+            fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
+                let (b, c) = (e.reg(i.b), e.reg(i.c));
+                let v = e.$lower(b, c);
+                e.set_reg(i.a, v);
+                Lowered::Next
+            }
             #[inline(always)]
             unsafe fn run_acc<O: Observer, S: Src>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>, acc: &mut u32) -> Flow {
                 // SAFETY: OpBody's contract: `ip` is a decoded instruction, its
@@ -33,18 +42,25 @@ macro_rules! three_reg {
 }
 
 three_reg! {
-    Add: u32::wrapping_add;
-    Sub: u32::wrapping_sub;
-    Mul: u32::wrapping_mul;
-    And: |b, c| b & c;
+    Add: u32::wrapping_add, add;
+    Sub: u32::wrapping_sub, sub;
+    Mul: u32::wrapping_mul, mul;
+    And: |b, c| b & c, and;
 }
 
 macro_rules! reg_imm {
-    ($($name:ident: $f:expr;)*) => {$(
+    ($($name:ident: $f:expr, |$e:ident, $b:ident, $imm:ident| $lower:expr;)*) => {$(
         pub(crate) struct $name;
         impl OpBody for $name {
             const STRAIGHT: bool = true;
             run_via_acc!();
+            #[cfg(feature = "jit")]
+            fn lower<E: Emit>($e: &mut E, i: &Inst) -> Lowered {
+                let ($b, $imm) = (i.b, i.imm);
+                let v = $lower;
+                $e.set_reg(i.a, v);
+                Lowered::Next
+            }
             #[inline(always)]
             unsafe fn run_acc<O: Observer, S: Src>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>, acc: &mut u32) -> Flow {
                 // SAFETY: as for the three-register micro-ops.
@@ -62,15 +78,23 @@ macro_rules! reg_imm {
 }
 
 reg_imm! {
-    Set: |_, imm| imm;
-    Mov: |b, _| b;
-    Addi: u32::wrapping_add;
-    Shr: |b, imm| b >> (imm & 31);
+    Set: |_, imm| imm, |e, _b, imm| e.konst(imm);
+    Mov: |b, _| b, |e, b, _imm| e.reg(b);
+    Addi: u32::wrapping_add, |e, b, imm| { let (b, k) = (e.reg(b), e.konst(imm)); e.add(b, k) };
+    Shr: |b, imm| b >> (imm & 31), |e, b, imm| { let b = e.reg(b); e.shr(b, imm & 31) };
 }
 
 /// `MOD a, b, c`: c = 0 ends the stream with reason 7 at the MOD.
 pub(crate) struct Mod;
 impl OpBody for Mod {
+    #[cfg(feature = "jit")]
+    fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
+        let (b, c) = (e.reg(i.b), e.reg(i.c));
+        let v = e.rem_or_interpret(b, c);
+        e.set_reg(i.a, v);
+        Lowered::Next
+    }
+
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         // SAFETY: as for the three-register micro-ops.
@@ -92,6 +116,19 @@ pub(crate) struct Rand;
 impl OpBody for Rand {
     const STRAIGHT: bool = true;
     run_via_acc!();
+    #[cfg(feature = "jit")]
+    fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
+        let mut x = e.reg(15);
+        let t = e.shl(x, 13);
+        x = e.xor(x, t);
+        let t = e.shr(x, 17);
+        x = e.xor(x, t);
+        let t = e.shl(x, 5);
+        x = e.xor(x, t);
+        e.set_reg(15, x);
+        e.set_reg(i.a, x);
+        Lowered::Next
+    }
     #[inline(always)]
     unsafe fn run_acc<O: Observer, S: Src>(
         ip: *const Inst,

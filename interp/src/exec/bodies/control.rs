@@ -2,6 +2,8 @@
 
 use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
 use crate::exec::inst::Inst;
+#[cfg(feature = "jit")]
+use crate::exec::lower::{Cmp, Emit, Lowered, target_pc};
 use crate::exec::observer::Observer;
 use crate::exec::operand::{operand_a, operand_b};
 use crate::types::Reason;
@@ -19,10 +21,16 @@ unsafe fn target(ip: *const Inst) -> *const Inst {
 }
 
 macro_rules! cond_jump {
-    ($($name:ident: |$a:ident, $b:ident| $cond:expr;)*) => {$(
+    ($($name:ident: |$a:ident, $b:ident| $cond:expr, |$e:ident, $i:ident, $t:ident| $lower:expr;)*) => {$(
         pub(crate) struct $name;
         impl OpBody for $name {
             run_via_acc!();
+            #[cfg(feature = "jit")]
+            fn lower<E: Emit>($e: &mut E, $i: &Inst) -> Lowered {
+                let $t = target_pc($e.pc(), $i);
+                $lower;
+                Lowered::Jumped
+            }
             /// A jump leaves the accumulator as it is (it ends its block);
             /// as the second of a pair it may read `a` from it.
             #[inline(always)]
@@ -42,10 +50,10 @@ macro_rules! cond_jump {
 }
 
 cond_jump! {
-    Jmp: |a, b| { let _ = (a, b); true };
-    Jlt: |a, b| a() < b();
-    Jeq: |a, b| a() == b();
-    Jnz: |a, b| { let _ = b; a() != 0 };
+    Jmp: |a, b| { let _ = (a, b); true }, |e, i, t| e.jump(t);
+    Jlt: |a, b| a() < b(), |e, i, t| { let (a, b) = (e.reg(i.a), e.reg(i.b)); e.branch(Cmp::Lt, a, b, t) };
+    Jeq: |a, b| a() == b(), |e, i, t| { let (a, b) = (e.reg(i.a), e.reg(i.b)); e.branch(Cmp::Eq, a, b, t) };
+    Jnz: |a, b| { let _ = b; a() != 0 }, |e, i, t| { let (a, z) = (e.reg(i.a), e.konst(0)); e.branch(Cmp::Ne, a, z, t) };
 }
 
 /// The sentinel at index op_count: the program counter ran past the last
@@ -53,6 +61,10 @@ cond_jump! {
 /// whose budget ran out on the last micro-op ends with the budget (S17).
 pub(crate) struct End;
 impl OpBody for End {
+    #[cfg(feature = "jit")]
+    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
+        Lowered::Interpret
+    }
     #[inline(always)]
     unsafe fn run<O: Observer>(_: *const Inst, _: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         ctx.reason = Reason::BadJump;

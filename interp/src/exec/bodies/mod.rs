@@ -21,6 +21,8 @@ pub(crate) use kernel_facing::*;
 use super::inst::Inst;
 pub(crate) use super::inst::{Exit, Flow};
 use super::kernel::{Kernel, Refusal, StreamMeta};
+#[cfg(feature = "jit")]
+use super::lower::{Emit, Lowered};
 use super::observer::Observer;
 pub(crate) use super::operand::{Regs, Src};
 use super::template::Tmpl;
@@ -47,6 +49,9 @@ pub(crate) struct Ctx<O: Observer> {
     /// "Spans of quick passes"): a micro-op that reads or changes the
     /// kernel must return [`Exit::Resync`] before it runs.
     pub spanning: bool,
+    /// The stream's program compiled (the `jit` variant), when it is.
+    #[cfg(feature = "jit")]
+    pub code: Option<crate::exec::lower::Compiled>,
 }
 
 impl<O: Observer> Ctx<O> {
@@ -98,6 +103,12 @@ pub(crate) trait OpBody {
     /// with this body's op, `regs` at that stream's 16 registers, and `ctx`'s
     /// pointers are live and unaliased for the call.
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow;
+
+    /// Builds the micro-op `i` for the compiled tier (exec/lower.rs), as
+    /// [`OpBody::run`] does it: the one definition of what it does, twice
+    /// written side by side.
+    #[cfg(feature = "jit")]
+    fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered;
 
     /// Does the micro-op as [`OpBody::run`], reading the operands `S` names
     /// from `acc` rather than the register file, and, for a straight

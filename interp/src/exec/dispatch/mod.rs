@@ -15,7 +15,10 @@
 //! - [`indirect`] (feature `indirect`, nightly): each unit's handler
 //!   tail-calls one central dispatch function, which matches the next `op`;
 //! - [`loop_match`] (feature `loop_match`, nightly): the switch loop as a
-//!   `#[loop_match]` state machine.
+//!   `#[loop_match]` state machine;
+//! - [`jit`] (feature `jit`): the program compiled with Cranelift
+//!   (exec/jit/), the micro-ops that read or change the kernel run by the
+//!   subroutine loop's units one at a time.
 //!
 //! The tail and threaded variants share their handlers ([`chain`]): counted,
 //! charged and head handlers generated from the same bodies, charging a
@@ -26,6 +29,8 @@
 pub(crate) mod chain;
 #[cfg(feature = "indirect")]
 pub(crate) mod indirect;
+#[cfg(feature = "jit")]
+pub(crate) mod jit;
 #[cfg(feature = "loop_match")]
 pub(crate) mod loop_match;
 #[cfg(feature = "subroutine")]
@@ -40,6 +45,7 @@ pub(crate) mod threaded;
 use std::fmt;
 use std::str::FromStr;
 
+use super::decode::Program;
 use super::inst::{Exit, Inst};
 use super::observer::Observer;
 
@@ -70,6 +76,10 @@ pub enum Dispatch {
     /// `loop_match`, nightly).
     #[cfg(feature = "loop_match")]
     LoopMatch,
+    /// The compiled tier: the program compiled with Cranelift (feature
+    /// `jit`).
+    #[cfg(feature = "jit")]
+    Jit,
 }
 
 impl Dispatch {
@@ -87,10 +97,12 @@ impl Dispatch {
         Dispatch::Indirect,
         #[cfg(feature = "loop_match")]
         Dispatch::LoopMatch,
+        #[cfg(feature = "jit")]
+        Dispatch::Jit,
     ];
 
-    /// Its name: `tail`, `switch`, `threaded`, `subroutine`, `indirect` or
-    /// `loop_match`.
+    /// Its name: `tail`, `switch`, `threaded`, `subroutine`, `indirect`,
+    /// `loop_match` or `jit`.
     pub fn name(self) -> &'static str {
         match self {
             #[cfg(feature = "tail")]
@@ -105,6 +117,8 @@ impl Dispatch {
             Dispatch::Indirect => "indirect",
             #[cfg(feature = "loop_match")]
             Dispatch::LoopMatch => "loop_match",
+            #[cfg(feature = "jit")]
+            Dispatch::Jit => "jit",
         }
     }
 }
@@ -152,16 +166,28 @@ impl FromStr for Dispatch {
     }
 }
 
-/// Readies the decoded instructions `insts` for `dispatch` with observer
-/// `O`: the threaded variant stores each instruction's handler in it.
-pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, insts: &mut [Inst]) {
+/// Readies the decoded program `p` for `dispatch` with observer `O`: the
+/// threaded variant stores each instruction's handler in it; the compiled
+/// tier compiles it, once (if it cannot, here, its variant runs the
+/// program with the subroutine loop: `jit::unavailable` says why).
+pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
     #[cfg(feature = "threaded")]
     if dispatch == Dispatch::Threaded {
-        for inst in insts.iter_mut() {
+        for inst in p.insts.iter_mut() {
             inst.handler = threaded::Threaded::<O>::of(inst.op);
         }
     }
-    let _ = (dispatch, insts);
+    #[cfg(feature = "jit")]
+    if dispatch == Dispatch::Jit && p.code.is_none() {
+        // Where Cranelift has a backend, compiling a checked upload cannot
+        // fail but by a defect of the compiler: say so at once.
+        p.code = match super::jit::Code::compile(&p.insts) {
+            Ok(code) => Some(code),
+            Err(_) if super::jit::available().is_err() => None,
+            Err(e) => panic!("the compiled tier failed on a checked upload: {e}"),
+        };
+    }
+    let _ = (dispatch, p);
 }
 
 /// Runs the chain of handlers of `dispatch` from `ip` until an exit.
@@ -219,6 +245,8 @@ unsafe fn enter_other<O: Observer>(
             Dispatch::Indirect => indirect::run::<O>(ip, regs, ctx, fuel),
             #[cfg(feature = "loop_match")]
             Dispatch::LoopMatch => loop_match::run::<O>(ip, regs, ctx, fuel),
+            #[cfg(feature = "jit")]
+            Dispatch::Jit => jit::run::<O>(ip, regs, ctx, fuel),
         }
     }
 }

@@ -31,6 +31,25 @@ unsafe fn sub<U: Unit, O: Observer>(
     unsafe { U::counted::<O>(ip, regs, ctx, fuel, &mut 0) }
 }
 
+/// Runs the one unit at `ip`: `(next, fuel left)`, or the exit once its
+/// point is recorded (the compiled tier's way to the interpreter).
+///
+/// # Safety
+/// The handler contract (handler.rs): `ip` in a decoded program, `regs`
+/// the stream's registers, `ctx` a live `Ctx<O>`, `fuel >= 1`.
+#[cfg(feature = "jit")]
+#[inline(always)]
+pub(crate) unsafe fn step<O: Observer>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+) -> Result<(*const Inst, u32), Exit> {
+    let table: &'static [Sub; TABLE_LEN] = const { &Subs::<O>::TABLE };
+    // SAFETY: the caller's contract; the `op` byte is below TABLE_LEN.
+    unsafe { (table.get_unchecked(usize::from((*ip).op)))(ip, regs, ctx, fuel) }
+}
+
 /// Runs from `ip` until an exit.
 ///
 /// # Safety

@@ -207,12 +207,20 @@ impl Machine {
         self.kernel.queue.reserve_all();
     }
 
+    /// Readies the programs for `dispatch` and observer `O` ahead of
+    /// [`Machine::run`], which does it otherwise: the threaded variant's
+    /// handlers, the `jit` variant's compilation (once per program). Lets a
+    /// caller time the compilation apart from the run.
+    pub fn prepare<O: Observer>(&mut self, dispatch: Dispatch) {
+        for p in &mut self.programs {
+            dispatch::prepare::<O>(dispatch, p);
+        }
+    }
+
     /// Runs the passes with the given fast variant, calling `obs`'s hooks.
     /// A machine runs once; calling `run` again does nothing.
     pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
-        for p in &mut self.programs {
-            dispatch::prepare::<O>(dispatch, &mut p.insts);
-        }
+        self.prepare::<O>(dispatch);
         if self.runnable && !self.ran {
             self.ran = true;
             self.passes(dispatch, obs);

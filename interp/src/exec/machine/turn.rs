@@ -56,6 +56,10 @@ impl Machine {
             let program = &self.programs[usize::from(stream.meta.program)];
             turns.ctx.base = program.insts.as_ptr();
             turns.ctx.templates = program.templates.as_ptr();
+            #[cfg(feature = "jit")]
+            {
+                turns.ctx.code = program.code.as_ref().map(|c| c.entry());
+            }
             turns.stream = i;
         }
         let ctx = &mut turns.ctx;
@@ -347,6 +351,8 @@ impl<O: Observer> Turns<O> {
                 reason: Reason::BadJump,
                 halt: 0,
                 spanning: false,
+                #[cfg(feature = "jit")]
+                code: None,
             },
             stream: usize::MAX,
         }

@@ -1,0 +1,62 @@
+//! The compiled tier's loop (feature `jit`): the stream's program runs as
+//! compiled code (exec/jit/) until it reaches a micro-op the interpreter
+//! runs (one that reads or changes the kernel, HALT, MOD by 0, `End`),
+//! which runs as one unit of the subroutine loop before the compiled code
+//! goes on; and when the fuel does not cover the next block, the rest of
+//! the turn (fewer micro-ops than the block) runs in the subroutine loop.
+//! Without compiled code (no backend for this host), or with an observer
+//! that hears every micro-op, the subroutine loop runs the whole turn.
+
+use super::subroutine;
+use crate::exec::bodies::Ctx;
+use crate::exec::inst::{Exit, Inst};
+use crate::exec::jit::{SHORT, call};
+use crate::exec::observer::Observer;
+use crate::exec::step::exit_at;
+
+/// Runs from `ip` until an exit.
+///
+/// # Safety
+/// The handler contract (handler.rs): `ip` in a decoded program, `regs`
+/// the stream's registers, `ctx` a live `Ctx<O>` whose `code`, when set,
+/// was compiled from that program, `fuel >= 1`.
+#[inline(never)]
+pub(crate) unsafe fn run<O: Observer>(
+    ip: *const Inst,
+    regs: *mut u32,
+    ctx: *mut (),
+    fuel: u32,
+) -> Exit {
+    // SAFETY: the caller's contract; every pc the compiled code returns is
+    // one of the program's (at most op_count, compile.rs), and every `next`
+    // a unit returns stays in the program.
+    unsafe {
+        let c = &*(ctx as *const Ctx<O>);
+        let (Some(code), false) = (c.code, O::ENABLED) else {
+            return subroutine::run::<O>(ip, regs, ctx, fuel);
+        };
+        let base = c.base;
+        let (mut pc, mut fuel) = (c.pc(ip), fuel);
+        loop {
+            let out = call(code, regs, pc, fuel);
+            pc = out as u32 & !(SHORT as u32);
+            fuel = (out >> 32) as u32;
+            let ip = base.add(pc as usize);
+            if fuel == 0 {
+                return exit_at::<O>(ctx, ip, 0, Exit::Fuel);
+            }
+            if out & SHORT != 0 {
+                // Less fuel than the block: the turn ends inside it.
+                return subroutine::run::<O>(ip, regs, ctx, fuel);
+            }
+            match subroutine::step::<O>(ip, regs, ctx, fuel) {
+                Ok((next, 0)) => return exit_at::<O>(ctx, next, 0, Exit::Fuel),
+                Ok((next, left)) => {
+                    pc = c.pc(next);
+                    fuel = left;
+                }
+                Err(why) => return why,
+            }
+        }
+    }
+}
