@@ -15,7 +15,7 @@ use kmst_harness::corpus::replace::Replacement;
 use kmst_harness::profile::{self, ProfileError, pairs, trace};
 use kmst_reference::Scenario;
 
-use crate::common::{CliError, load_stream, print_out};
+use crate::common::{CliError, Kind, load_stream, print_out};
 use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};
 
 #[derive(clap::Args)]
@@ -61,7 +61,8 @@ pub struct Args {
 
 fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
     match e {
-        ProfileError::Rejected(_) => CliError::Input {
+        // A verdict against the input (exit 1), as `kmst check` gives it.
+        ProfileError::Rejected(_) => CliError::Verdict {
             path: path.to_owned(),
             message: e.to_string(),
         },
@@ -69,9 +70,9 @@ fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
     }
 }
 
-/// True for a scenario file (`.json`).
-fn is_scenario(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
+/// True for a scenario file: JSON, known by its content.
+fn is_scenario(path: &Path) -> Result<bool, CliError> {
+    Ok(crate::common::read_input(path)?.1 == Kind::Json)
 }
 
 fn parse_dispatch(name: &str) -> Result<Dispatch, CliError> {
@@ -106,11 +107,7 @@ fn with_trace<R>(
 
 /// `kmst profile SCENARIO.json`: the scenario's parameters, then the flags.
 fn run_scenario(args: &Args, file: &Path) -> Result<ExitCode, CliError> {
-    let input = |message: String| CliError::Input {
-        path: file.to_owned(),
-        message,
-    };
-    let scenario = kmst::scenario::read_file(file).map_err(|e| input(e.to_string()))?;
+    let scenario = crate::common::read_scenario(file)?;
     let mut params = build_params_on(scenario.params().clone(), &args.params)?;
     if let Some(b) = args.budget {
         params.turn_budget = b as u32; // in_range: 1..=u32::MAX
@@ -164,11 +161,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "kmst profile takes one FILE (several only with --pairs)".into(),
         ));
     };
-    if is_scenario(file) {
+    if is_scenario(file)? {
         return run_scenario(&args, file);
     }
-    let (upload, base) = load_stream(file)?;
-    let mut params = build_params_on(base, &args.params)?;
+    let stream = load_stream(file)?;
+    let upload = stream.upload;
+    let mut params = build_params_on(stream.params, &args.params)?;
     if let Some(b) = args.budget {
         params.turn_budget = b as u32; // in_range: 1..=u32::MAX
     }
@@ -215,10 +213,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// A scenario file, its uploads assembled, under the run flags.
 fn load_scenario(path: &Path, flags: &ParamsArgs) -> Result<Scenario, CliError> {
-    let scenario = kmst::scenario::read_file(path).map_err(|e| CliError::Input {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })?;
+    let scenario = crate::common::read_scenario(path)?;
     let params = build_params_on(scenario.params().clone(), flags)?;
     scenario
         .with_params(params)
@@ -242,12 +237,13 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
         })?;
         for stream in names {
             let path = dir.join(format!("{stream}.kms"));
-            let (upload, base) = load_stream(&path)?;
-            let params = build_params_on(base, &args.params)?;
+            let stream = load_stream(&path)?;
+            let params = build_params_on(stream.params, &args.params)?;
             if params.validate().is_err() {
                 continue; // a corpus stream about bad parameters runs nothing
             }
-            sources.push((name(&path), pairs::count_stream(&upload, &params, dispatch)));
+            let counts = pairs::count_stream(&stream.upload, &params, dispatch);
+            sources.push((name(&path), counts));
         }
         let bundled = compare::bundled().map_err(|e| CliError::Usage(format!("bundled {e}")))?;
         for w in bundled {
@@ -268,16 +264,16 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
         }
     } else {
         for path in &args.files {
-            let counts = if is_scenario(path) {
+            let counts = if is_scenario(path)? {
                 pairs::count_scenario(&load_scenario(path, &args.params)?, dispatch)
             } else {
-                let (upload, base) = load_stream(path)?;
-                let params = build_params_on(base, &args.params)?;
+                let stream = load_stream(path)?;
+                let params = build_params_on(stream.params, &args.params)?;
                 params.validate().map_err(|e| CliError::Input {
                     path: path.clone(),
                     message: e.to_string(),
                 })?;
-                pairs::count_stream(&upload, &params, dispatch)
+                pairs::count_stream(&stream.upload, &params, dispatch)
             };
             sources.push((name(path), counts));
         }
