@@ -35,7 +35,9 @@ Exit status:
   2  a usage or I/O error: bad arguments, an input of the wrong kind, text
      or JSON that does not parse, a file that cannot be read or written
      (standard output too); nothing is judged
-Every error is one line on standard error, starting `kmst: `.";
+Every error is one line on standard error, starting `kmst: `. Ctrl-C or
+SIGTERM ends a command with 130, removing the temporary file of an output
+it was writing (the old file stays as it was).";
 
 /// kmst — the micro-op stream engine: check, assemble, run, compare and profile streams.
 #[derive(Parser)]
@@ -101,6 +103,12 @@ fn usage_error(err: &clap::Error) -> String {
 }
 
 fn main() -> ExitCode {
+    // Ctrl-C, SIGTERM, SIGHUP: remove the half-written temporary files
+    // beside the outputs (their old versions stay), exit 130.
+    let _ = ctrlc::set_handler(|| {
+        kmst_harness::corpus::replace::remove_unfinished();
+        std::process::exit(130);
+    });
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => {
