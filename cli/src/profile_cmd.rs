@@ -30,17 +30,18 @@ pub struct Args {
     /// over them).
     #[arg(long, conflicts_with_all = ["sweep", "trace", "budget"])]
     pub pairs: bool,
-    /// With --pairs: how many pairs and triples to list.
-    #[arg(long, default_value_t = 10, requires = "pairs")]
-    pub top: usize,
+    /// With --pairs: how many pairs and triples to list (at least 1).
+    #[arg(long, default_value_t = 10, requires = "pairs", value_parser = in_range::<1, { u32::MAX as u64 }>)]
+    pub top: u64,
     #[command(flatten)]
     pub params: ParamsArgs,
     /// The fast dispatch variant: tail, switch, threaded, subroutine,
     /// indirect or loop_match.
     #[arg(long, default_value = "tail")]
     pub dispatch: String,
-    /// The turn budget (micro-ops per turn; the same as --turn-budget).
-    #[arg(long, conflicts_with = "sweep", value_parser = in_range::<1, U32>)]
+    /// The turn budget (micro-ops per turn; the same as --turn-budget, so
+    /// not with it).
+    #[arg(long, conflicts_with_all = ["sweep", "turn_budget"], allow_hyphen_values = true, value_parser = in_range::<1, U32>)]
     pub budget: Option<u64>,
     /// Run once per turn budget and tabulate: N,N,... (each 1..=4294967295).
     #[arg(long, value_delimiter = ',', num_args = 1, value_parser = in_range::<1, U32>)]
@@ -282,7 +283,7 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
             sources.push((name(path), counts));
         }
     }
-    let report = pairs::PairReport::build(dispatch, &sources, args.top);
+    let report = pairs::PairReport::build(dispatch, &sources, args.top as usize);
     if args.json {
         print_out(&format!("{}\n", pretty(&report)))?;
     } else {

@@ -42,34 +42,34 @@ pub struct Args {
 #[derive(clap::Args)]
 pub struct ParamsArgs {
     /// Completion delay: N, never, cycle:BASE:MOD or table:V,V,... (entries may be `never`).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub delay: Option<String>,
     /// Result model: zero, sequence, arg:K or table:V,V,...
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub result: Option<String>,
     /// Deadline of every command in passes (replaces the header's); at least 1.
-    #[arg(long, value_parser = in_range::<1, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U64>)]
     pub deadline_passes: Option<u64>,
     /// Deadline for a header deadline of 0; at least 1.
-    #[arg(long, value_parser = in_range::<1, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U64>)]
     pub default_deadline_passes: Option<u64>,
     /// Deliver a cancel in this pass.
-    #[arg(long, value_parser = in_range::<0, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<0, U64>)]
     pub cancel_pass: Option<u64>,
     /// Grid size, 1..=65535 (the group fields are 16 bits).
-    #[arg(long, value_parser = in_range::<1, 65535>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, 65535>)]
     pub core_count: Option<u64>,
     /// TIME returns pass * ticks_per_pass; 0..=4294967295.
-    #[arg(long, value_parser = in_range::<0, U32>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<0, U32>)]
     pub ticks_per_pass: Option<u64>,
     /// Stop a run that has not ended after this many passes; at least 1.
-    #[arg(long, value_parser = in_range::<1, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U64>)]
     pub max_passes: Option<u64>,
     /// The largest upload the check accepts.
-    #[arg(long, value_parser = in_range::<0, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<0, U64>)]
     pub region_size: Option<u64>,
     /// Micro-ops per stream turn, 1..=4294967295.
-    #[arg(long, value_parser = in_range::<1, U32>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U32>)]
     pub turn_budget: Option<u64>,
     /// Parameters from a JSON file: a params object or a saved answer (its `params`).
     #[arg(long)]
