@@ -19,7 +19,8 @@ a source without one removes an old parameters file there.
 
 Exit status: 0 when the check accepts the upload, 1 when it rejects it (the
 file is written all the same; --allow-rejected: exit 0), 2 for a usage or
-I/O error or text that does not assemble (nothing is written).";
+I/O error, text that does not assemble, or more than 65,535 micro-ops or
+templates (nothing is written, unless --allow-rejected).";
 
 #[derive(clap::Args)]
 #[command(after_help = ASM_AFTER_HELP)]
@@ -29,8 +30,9 @@ pub struct AsmArgs {
     /// Where to write the upload bytes.
     #[arg(short, long)]
     output: PathBuf,
-    /// Exit 0 when the check rejects the assembled upload (for writing the
-    /// faulty uploads of a corpus; the note on standard error stays).
+    /// Exit 0 when the check rejects the assembled upload, and write one of
+    /// more than 65,535 micro-ops or templates (for the faulty uploads of a
+    /// corpus; the note on standard error stays).
     #[arg(long)]
     allow_rejected: bool,
     /// Exit 1 when the check rejects the upload (the default; kept for scripts).
@@ -64,6 +66,9 @@ pub fn asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     }
     let source = read_source(&args.input, bytes)?;
     let upload = assemble(&args.input, &source)?;
+    if !args.allow_rejected {
+        refuse_over_limit(&args.input, &upload)?;
+    }
     write_file(&args.output, &upload)?;
     write_params(&args.output, &source.directives.params)?;
     // docs/asm.md: report the check's verdict on standard error.
@@ -83,6 +88,31 @@ pub fn asm(args: AsmArgs) -> Result<ExitCode, CliError> {
             })
         }
     }
+}
+
+/// More micro-ops or templates than the format holds (docs/spec.md: at
+/// most 65,535 of each, in the header's op_count and command_count) is an
+/// error, before anything is written.
+fn refuse_over_limit(input: &std::path::Path, upload: &[u8]) -> Result<(), CliError> {
+    let field = |at: usize| {
+        upload
+            .get(at..at + 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let max = kmst::format::MAX_OPS as u32;
+    for (n, what) in [(field(8), "micro-ops"), (field(12), "templates")] {
+        if n > max {
+            return Err(CliError::Input {
+                path: input.to_owned(),
+                message: format!(
+                    "{} {what}: an upload holds at most 65,535 (docs/spec.md); \
+                     --allow-rejected writes it for the check to reject",
+                    crate::progress::group(n.into())
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Writes the source's `;@ params` beside the upload, or removes an old

@@ -218,8 +218,7 @@ pub fn read_source(path: &Path, bytes: Vec<u8>) -> Result<Source, CliError> {
     Ok(source)
 }
 
-/// Assembles a source (more micro-ops than the format holds is an error of
-/// the assembler's, docs/asm.md).
+/// Assembles a source.
 pub fn assemble(path: &Path, source: &Source) -> Result<Vec<u8>, CliError> {
     source.assemble().map_err(|e| source_error(path, e))
 }

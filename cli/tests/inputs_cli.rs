@@ -280,10 +280,16 @@ fn more_micro_ops_than_the_format_holds_are_refused() {
     assert_eq!(std::fs::metadata(&bin).unwrap().len(), 1_048_640);
     std::fs::remove_file(&bin).unwrap();
     std::fs::write(&kms, source(65_536)).unwrap();
-    // The 65,536th micro-op is on line 65,537 (after `.stream`).
     refused(
         &["asm", s(&kms), "-o", s(&bin)],
-        &["line 65537", "more than 65,535 micro-ops"],
+        &["65,536 micro-ops: an upload holds at most 65,535"],
     );
     assert!(!bin.exists());
+    // --allow-rejected writes it, for the check to reject with reason 1
+    // (a bad header): 64 + 16 · 65,536 = 1,048,640 bytes, as many as 65,535
+    // micro-ops padded to 64 bytes (S2).
+    let (code, _, err) = kmst(&["asm", s(&kms), "-o", s(&bin), "--allow-rejected"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("reason 1"), "{err}");
+    assert_eq!(std::fs::metadata(&bin).unwrap().len(), 1_048_640);
 }

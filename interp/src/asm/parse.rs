@@ -302,22 +302,6 @@ pub fn assemble(text: &str) -> Result<Vec<u8>, AsmError> {
     for (i, line) in text.lines().enumerate() {
         asm.line(line, i + 1)?;
         last = i + 1;
-        // S2: at most 65,535 micro-ops and templates; the header's counts
-        // are the raw form for a larger number.
-        for (what, n) in [
-            ("micro-ops", asm.ops.len()),
-            ("templates", asm.templates.len()),
-        ] {
-            if n > crate::format::MAX_OPS {
-                return Err(AsmError {
-                    line: last,
-                    column: 1,
-                    message: format!(
-                        "more than 65,535 {what}: an upload holds at most 65,535 (docs/spec.md, the header)"
-                    ),
-                });
-            }
-        }
     }
     asm.finish(last)
 }
