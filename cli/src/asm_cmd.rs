@@ -3,26 +3,47 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kmst::asm::{assemble, disassemble};
+use kmst::asm::disassemble;
 use kmst::check::check;
 
-use crate::common::{CliError, print_out, read_file, write_file};
+use crate::common::{
+    CliError, Kind, assemble, params_file_of, print_out, read_input, read_source, write_file,
+};
+
+const ASM_AFTER_HELP: &str = "\
+The `;@` directives are read as `kmst run` reads them, and a bad one is an
+error. A `;@ params` line goes to OUT's parameters file, OUT with its
+extension replaced by `.params.json` (`-o s.bin` writes `s.params.json`),
+which `kmst run`, `kmst profile` and `kmst compare` read beside the upload;
+a source without one removes an old parameters file there.
+
+Exit status: 0 when the check accepts the upload, 1 when it rejects it (the
+file is written all the same; --allow-rejected: exit 0), 2 for a usage or
+I/O error, text that does not assemble, or more than 65,535 micro-ops or
+templates (nothing is written, unless --allow-rejected).";
 
 #[derive(clap::Args)]
+#[command(after_help = ASM_AFTER_HELP)]
 pub struct AsmArgs {
     /// The `.kms` text to assemble.
     input: PathBuf,
     /// Where to write the upload bytes.
     #[arg(short, long)]
     output: PathBuf,
-    /// Exit 1 when the check rejects the assembled upload.
+    /// Exit 0 when the check rejects the assembled upload, and write one of
+    /// more than 65,535 micro-ops or templates (for the faulty uploads of a
+    /// corpus; the note on standard error stays).
     #[arg(long)]
+    allow_rejected: bool,
+    /// Exit 1 when the check rejects the upload (the default; kept for scripts).
+    #[arg(long, hide = true, conflicts_with = "allow_rejected")]
     strict: bool,
 }
 
 #[derive(clap::Args)]
 pub struct DisasmArgs {
-    /// The upload bytes.
+    /// The upload bytes (with its `.params.json` beside it, if any, as a
+    /// `;@ params` line).
     input: PathBuf,
     /// Where to write the text (standard output if not given).
     #[arg(short, long)]
@@ -30,17 +51,28 @@ pub struct DisasmArgs {
 }
 
 pub fn asm(args: AsmArgs) -> Result<ExitCode, CliError> {
-    let text = String::from_utf8(read_file(&args.input)?).map_err(|_| CliError::Input {
-        path: args.input.clone(),
-        message: "not UTF-8 text".into(),
-    })?;
-    let bytes = assemble(&text).map_err(|e| CliError::Input {
-        path: args.input.clone(),
-        message: e.to_string(),
-    })?;
-    write_file(&args.output, &bytes)?;
+    let (bytes, kind) = read_input(&args.input)?;
+    let hint = match kind {
+        Kind::Source => None,
+        Kind::Upload => Some("`kmst disasm` prints it as text"),
+        Kind::Json => Some("a kernel scenario runs with `kmst scenario`"),
+    };
+    if let Some(hint) = hint {
+        return Err(CliError::WrongKind {
+            path: args.input,
+            kind,
+            hint,
+        });
+    }
+    let source = read_source(&args.input, bytes)?;
+    let upload = assemble(&args.input, &source)?;
+    if !args.allow_rejected {
+        refuse_over_limit(&args.input, &upload)?;
+    }
+    write_file(&args.output, &upload)?;
+    write_params(&args.output, &source.directives.params)?;
     // docs/asm.md: report the check's verdict on standard error.
-    match check(&bytes, bytes.len() as u64) {
+    match check(&upload, upload.len() as u64) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!(
@@ -49,17 +81,97 @@ pub fn asm(args: AsmArgs) -> Result<ExitCode, CliError> {
                 e.reason,
                 e.pc
             );
-            Ok(if args.strict {
-                ExitCode::from(1)
-            } else {
+            Ok(if args.allow_rejected {
                 ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
             })
         }
     }
 }
 
+/// More micro-ops or templates than the format holds (docs/spec.md: at
+/// most 65,535 of each, in the header's op_count and command_count) is an
+/// error, before anything is written.
+fn refuse_over_limit(input: &std::path::Path, upload: &[u8]) -> Result<(), CliError> {
+    let field = |at: usize| {
+        upload
+            .get(at..at + 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let max = kmst::format::MAX_OPS as u32;
+    for (n, what) in [(field(8), "micro-ops"), (field(12), "templates")] {
+        if n > max {
+            return Err(CliError::Input {
+                path: input.to_owned(),
+                message: format!(
+                    "{} {what}: an upload holds at most 65,535 (docs/spec.md); \
+                     --allow-rejected writes it for the check to reject",
+                    crate::progress::group(n.into())
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Writes the source's `;@ params` beside the upload, or removes an old
+/// parameters file when it has none; says on standard error which.
+fn write_params(
+    output: &std::path::Path,
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(), CliError> {
+    let path = params_file_of(output);
+    if params.is_empty() {
+        match std::fs::remove_file(&path) {
+            Ok(()) => eprintln!(
+                "kmst: note: removed {}: the source has no `;@ params`",
+                path.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(CliError::Write { path, err }),
+        }
+        return Ok(());
+    }
+    let object = serde_json::Value::Object(params.clone());
+    let text = serde_json::to_string_pretty(&object).expect("a JSON value prints");
+    write_file(&path, format!("{text}\n").as_bytes())?;
+    eprintln!(
+        "kmst: the `;@ params` went to {}, which `kmst run {}` reads",
+        path.display(),
+        output.display()
+    );
+    Ok(())
+}
+
 pub fn disasm(args: DisasmArgs) -> Result<ExitCode, CliError> {
-    let text = disassemble(&read_file(&args.input)?);
+    let (bytes, kind) = read_input(&args.input)?;
+    let hint = match kind {
+        Kind::Upload => None,
+        Kind::Source => {
+            Some("`kmst asm` assembles it; `kmst run` and `kmst check` take it as it is")
+        }
+        Kind::Json => Some("a kernel scenario runs with `kmst scenario`"),
+    };
+    if let Some(hint) = hint {
+        return Err(CliError::WrongKind {
+            path: args.input,
+            kind,
+            hint,
+        });
+    }
+    let mut text = disassemble(&bytes);
+    // The parameters `kmst asm` wrote beside the upload, back as a directive.
+    let params = params_file_of(&args.input);
+    if let Ok(json) = std::fs::read(&params) {
+        let value = kmst_harness::answers::strict_json(&String::from_utf8_lossy(&json)).map_err(
+            |message| CliError::Input {
+                path: params.clone(),
+                message,
+            },
+        )?;
+        text.insert_str(0, &format!(";@ params {value}\n"));
+    }
     match &args.output {
         Some(path) => write_file(path, text.as_bytes())?,
         None => print_out(&text)?,

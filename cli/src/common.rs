@@ -1,35 +1,111 @@
-//! What every subcommand shares: its error type, reading input files,
-//! replacing output files whole, and writing standard output.
+//! What every subcommand shares: its error type, knowing an input file by
+//! its content, reading streams with their parameters, replacing output
+//! files whole, and writing standard output.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use kmst_harness::answers::{Source, SourceError};
 use kmst_reference::Params;
 
-/// A failure that ends a subcommand with exit code 2 and a one-line message.
+/// A failure that ends a subcommand with a one-line message: exit 1 for a
+/// verdict against the input ([`CliError::Verdict`]), 2 for the rest.
 #[derive(Debug)]
 pub enum CliError {
-    /// A file could not be read or written.
+    /// A file could not be read (or a folder made, or a file replaced by the harness).
     Io { path: PathBuf, err: std::io::Error },
+    /// An output file could not be written.
+    Write { path: PathBuf, err: std::io::Error },
     /// The arguments do not make sense together, or a value is out of range.
     Usage(String),
     /// An input file is not what it should be (a `.kms` syntax error, bad JSON, ...).
     Input { path: PathBuf, message: String },
+    /// An input file is of another kind than the command takes.
+    WrongKind {
+        path: PathBuf,
+        kind: Kind,
+        /// Which command takes it instead.
+        hint: &'static str,
+    },
+    /// A verdict against the input: the check rejects the upload (exit 1).
+    Verdict { path: PathBuf, message: String },
     /// Standard output could not be written (a full disk, a closed file).
     Stdout(std::io::Error),
+}
+
+impl CliError {
+    /// 1 for a verdict against the input, 2 for a usage or I/O error.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Verdict { .. } => ExitCode::from(1),
+            _ => ExitCode::from(2),
+        }
+    }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Io { path, err } => write!(f, "{}: {err}", path.display()),
+            CliError::Write { path, err } => {
+                write!(f, "cannot write the output {}: {err}", path.display())
+            }
             CliError::Usage(message) => write!(f, "{message}"),
-            CliError::Input { path, message } => write!(f, "{}: {message}", path.display()),
+            CliError::Input { path, message } | CliError::Verdict { path, message } => {
+                write!(f, "{}: {message}", path.display())
+            }
+            CliError::WrongKind { path, kind, hint } => {
+                write!(f, "{} is {}: {hint}", path.display(), kind.describe())
+            }
             CliError::Stdout(err) => write!(f, "writing standard output: {err}"),
         }
     }
 }
+
+/// What an input file holds, known by its content (never by its name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Upload bytes: the format's magic first (docs/spec.md), or any data
+    /// that is not text (an upload with a damaged header; the check says why).
+    Upload,
+    /// A JSON object: a kernel scenario (S36), or another JSON file.
+    Json,
+    /// `.kms` assembly text (docs/asm.md).
+    Source,
+}
+
+impl Kind {
+    /// Knows `bytes` by their content: the upload magic, then a JSON object
+    /// (`{` first, after white space), then UTF-8 text without NUL bytes
+    /// (assembly); anything else is upload bytes.
+    pub fn of(bytes: &[u8]) -> Kind {
+        let magic = kmst::format::MAGIC.to_le_bytes();
+        if bytes.starts_with(&magic) {
+            return Kind::Upload;
+        }
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+            return Kind::Json;
+        }
+        if !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok() {
+            return Kind::Source;
+        }
+        Kind::Upload
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Kind::Upload => "an upload (binary)",
+            Kind::Json => "JSON (a kernel scenario, a saved answer or parameters)",
+            Kind::Source => "`.kms` assembly text",
+        }
+    }
+}
+
+/// Where a command that takes an upload or a `.kms` source sends a JSON file.
+pub const JSON_HINT: &str = "a kernel scenario runs with `kmst scenario` (or `kmst profile`, `kmst compare`); \
+     parameters go to --params";
 
 /// Reads a file, naming it in the error.
 pub fn read_file(path: &Path) -> Result<Vec<u8>, CliError> {
@@ -39,10 +115,17 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, CliError> {
     })
 }
 
+/// Reads an input file and knows it by its content.
+pub fn read_input(path: &Path) -> Result<(Vec<u8>, Kind), CliError> {
+    let bytes = read_file(path)?;
+    let kind = Kind::of(&bytes);
+    Ok((bytes, kind))
+}
+
 /// Replaces a file whole (a temporary file beside it, renamed into place),
 /// naming it in the error; on any error the old file is left as it was.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    kmst_harness::corpus::replace::replace_file(path, bytes).map_err(|err| CliError::Io {
+    kmst_harness::corpus::replace::replace_file(path, bytes).map_err(|err| CliError::Write {
         path: path.to_owned(),
         err,
     })
@@ -59,58 +142,153 @@ pub fn print_out(text: &str) -> Result<(), CliError> {
     }
 }
 
-/// An upload from a file: a `.kms` file is assembled, anything else is read as bytes.
-pub fn load_upload(path: &Path) -> Result<Vec<u8>, CliError> {
-    let bytes = read_file(path)?;
-    if is_kms(path) {
-        assemble(path, &kms_text(path, bytes)?)
-    } else {
-        Ok(bytes)
+/// A stream to run, from an upload or a `.kms` source.
+pub struct Stream {
+    pub upload: Vec<u8>,
+    /// The parameters its source names (`;@ params`), or its upload's
+    /// parameters file; the defaults for the rest.
+    pub params: Params,
+    /// The parameters file beside an upload that gave `params`.
+    pub params_file: Option<PathBuf>,
+    /// The `;@ notes` of a source.
+    pub notes: String,
+}
+
+/// The parameters file `kmst asm -o X.bin` writes beside an upload and
+/// `kmst run X.bin` reads: `X.params.json`.
+pub fn params_file_of(upload: &Path) -> PathBuf {
+    upload.with_extension("params.json")
+}
+
+/// A stream from a file: an upload (with the parameters of its
+/// `X.params.json` when there is one), or a `.kms` source assembled, its
+/// directives checked and its `;@ params` the base parameters (docs/asm.md).
+/// Anything else is refused naming the command that takes it.
+pub fn load_stream(path: &Path) -> Result<Stream, CliError> {
+    let (bytes, kind) = read_input(path)?;
+    match kind {
+        Kind::Json => Err(CliError::WrongKind {
+            path: path.to_owned(),
+            kind,
+            hint: JSON_HINT,
+        }),
+        Kind::Upload => {
+            let file = params_file_of(path);
+            let (params, params_file) = match std::fs::read(&file) {
+                Ok(text) => (
+                    read_params_file(&file, &text, Params::default())?,
+                    Some(file),
+                ),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Params::default(), None),
+                Err(err) => return Err(CliError::Io { path: file, err }),
+            };
+            Ok(Stream {
+                upload: bytes,
+                params,
+                params_file,
+                notes: String::new(),
+            })
+        }
+        Kind::Source => {
+            let source = read_source(path, bytes)?;
+            let params = source.params().map_err(|e| source_error(path, e))?;
+            let upload = assemble(path, &source)?;
+            Ok(Stream {
+                upload,
+                params,
+                params_file: None,
+                notes: source.directives.notes,
+            })
+        }
     }
 }
 
-/// A stream to run from a file: its upload and the parameters its source names.
-///
-/// A `.kms` file is assembled and its `;@ params` directive (docs/corpus.md),
-/// when it has one, gives the base parameters; any other file is an upload
-/// run with the defaults. `--params` and the flags override either.
-pub fn load_stream(path: &Path) -> Result<(Vec<u8>, Params), CliError> {
-    let bytes = read_file(path)?;
-    if !is_kms(path) {
-        return Ok((bytes, Params::default()));
+/// A `.kms` source with its directives read and checked: the one reader of
+/// `;@` lines every command uses (its `;@ params` valid by S24, S25).
+pub fn read_source(path: &Path, bytes: Vec<u8>) -> Result<Source, CliError> {
+    let text = String::from_utf8(bytes).map_err(|_| CliError::Input {
+        path: path.to_owned(),
+        message: "not UTF-8 text".into(),
+    })?;
+    let name = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let source = Source::parse(&name, &text).map_err(|e| source_error(path, e))?;
+    source.params().map_err(|e| source_error(path, e))?;
+    Ok(source)
+}
+
+/// Assembles a source.
+pub fn assemble(path: &Path, source: &Source) -> Result<Vec<u8>, CliError> {
+    source.assemble().map_err(|e| source_error(path, e))
+}
+
+/// An upload from a file: an upload as it is, or a `.kms` source assembled
+/// (its directives checked); a JSON file is refused.
+pub fn load_upload(path: &Path) -> Result<Vec<u8>, CliError> {
+    let (bytes, kind) = read_input(path)?;
+    match kind {
+        Kind::Upload => Ok(bytes),
+        Kind::Source => assemble(path, &read_source(path, bytes)?),
+        Kind::Json => Err(CliError::WrongKind {
+            path: path.to_owned(),
+            kind,
+            hint: JSON_HINT,
+        }),
     }
-    let text = kms_text(path, bytes)?;
+}
+
+fn source_error(path: &Path, e: SourceError) -> CliError {
     let input = |message: String| CliError::Input {
         path: path.to_owned(),
         message,
     };
-    let name = path
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let source_err = |e: SourceError| match e {
+    match e {
         SourceError::Params { message, .. } => input(format!(";@ params: {message}")),
         SourceError::Assemble { message, .. } => input(message),
-        e @ SourceError::Directive { .. } => input(e.to_string()),
+        SourceError::Directive { line, message, .. } => input(format!("line {line}: {message}")),
+    }
+}
+
+/// Parameters from a JSON file (`--params`, `X.params.json`): a params
+/// object or a saved answer (its `params`), key by key over `base`.
+pub fn read_params_file(path: &Path, text: &[u8], base: Params) -> Result<Params, CliError> {
+    let input = |message: String| CliError::Input {
+        path: path.to_owned(),
+        message,
     };
-    let source = Source::parse(&name, &text).map_err(source_err)?;
-    let params = source.params().map_err(source_err)?;
-    Ok((source.assemble().map_err(source_err)?, params))
+    let text = std::str::from_utf8(text).map_err(|_| input("not UTF-8 text".into()))?;
+    let value = kmst_harness::answers::strict_json(text).map_err(input)?;
+    // A saved answer carries its params under `params`.
+    let object = value.get("params").unwrap_or(&value);
+    let keys = object
+        .as_object()
+        .ok_or_else(|| input("parameters must be a JSON object".into()))?;
+    let mut merged = base.to_json_value().map_err(|e| input(e.to_string()))?;
+    for (k, v) in keys {
+        merged[k] = v.clone();
+    }
+    Params::from_json_value(&merged).map_err(|e| input(e.to_string()))
 }
 
-fn is_kms(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "kms")
-}
-
-fn kms_text(path: &Path, bytes: Vec<u8>) -> Result<String, CliError> {
-    String::from_utf8(bytes).map_err(|_| CliError::Input {
+/// A kernel scenario from a JSON file (docs/scenario.md), read strictly (a
+/// key given twice is an error); its uploads are loaded beside it.
+pub fn read_scenario(path: &Path) -> Result<kmst_reference::Scenario, CliError> {
+    let input = |message: String| CliError::Input {
         path: path.to_owned(),
-        message: "not UTF-8 text".into(),
-    })
-}
-
-fn assemble(path: &Path, text: &str) -> Result<Vec<u8>, CliError> {
-    kmst::asm::assemble(text).map_err(|e| CliError::Input {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })
+        message,
+    };
+    let (bytes, kind) = read_input(path)?;
+    if kind != Kind::Json {
+        return Err(CliError::WrongKind {
+            path: path.to_owned(),
+            kind,
+            hint: "`kmst run` runs one stream (a scenario is a JSON file, docs/scenario.md)",
+        });
+    }
+    let text = String::from_utf8(bytes).map_err(|_| input("not UTF-8 text".into()))?;
+    let scenario = kmst::scenario::from_json(&text, path).map_err(|e| input(e.to_string()))?;
+    // What the loader lets pass: a key given twice, an integer past 64 bits.
+    kmst_harness::answers::strict_json(&text).map_err(|e| input(format!("scenario: {e}")))?;
+    Ok(scenario)
 }

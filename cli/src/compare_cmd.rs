@@ -18,12 +18,13 @@ use kmst_harness::compare::{
     self, CompareError, CounterSettings, CountersError, Settings, Workload,
 };
 
-use crate::common::{CliError, print_out, read_file, write_file};
+use crate::common::{CliError, Kind, load_stream, print_out, read_input, write_file};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// `.kms` workloads (with `;@ params` directives) or scenario files
-    /// (`.json`); default: the bundled set.
+    /// Workloads: `.kms` sources (with `;@ params` directives), uploads
+    /// (with their `.params.json`) or kernel scenarios (JSON), known by
+    /// their content; default: the bundled set.
     pub files: Vec<PathBuf>,
     /// A few seconds in all: fewer, shorter samples (CI); with --counters,
     /// 1 counted run.
@@ -115,28 +116,36 @@ fn variants(args: &Args) -> Result<Vec<Implementation>, CliError> {
     Ok(out)
 }
 
-/// A workload from a FILE argument: a `.json` scenario, or a `.kms` source
-/// whose `;@ params` give its parameters.
+/// A workload from a FILE argument, known by its content: a kernel
+/// scenario (JSON), a `.kms` source whose `;@ params` give its parameters,
+/// or an upload (with its `.params.json`, when it has one). An upload the
+/// check rejects is a verdict (exit 1): there is nothing to time.
 fn file_workload(path: &Path) -> Result<Workload, CliError> {
     let name = path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("workload");
-    if path.extension().is_some_and(|e| e == "json") {
-        let scenario = kmst::scenario::read_file(path).map_err(|e| CliError::Input {
-            path: path.to_owned(),
-            message: e.to_string(),
-        })?;
+    if read_input(path)?.1 == Kind::Json {
+        let scenario = crate::common::read_scenario(path)?;
         return Ok(Workload::from_scenario(name, "a kernel scenario", scenario));
     }
-    let bytes = read_file(path)?;
-    let text = String::from_utf8(bytes).map_err(|_| CliError::Input {
-        path: path.to_owned(),
-        message: "not UTF-8 text (compare reads .kms sources)".into(),
-    })?;
-    Workload::from_source(name, &text).map_err(|e: CompareError| CliError::Input {
-        path: path.to_owned(),
-        message: e.to_string(),
+    let stream = load_stream(path)?;
+    if let Err(e) = kmst::check::check(&stream.upload, stream.params.region_size) {
+        return Err(CliError::Verdict {
+            path: path.to_owned(),
+            message: format!(
+                "the check rejects the upload: reason {} at pc {}; compare times only \
+                 uploads the check accepts (`kmst check` says why)",
+                e.reason, e.pc
+            ),
+        });
+    }
+    Ok(Workload {
+        name: name.to_owned(),
+        notes: stream.notes,
+        upload: stream.upload,
+        params: stream.params,
+        scenario: None,
     })
 }
 

@@ -50,6 +50,13 @@ enum Action {
 
 fn corpus_err(err: CorpusError) -> CliError {
     match err {
+        CorpusError::Io { path, err } if err.kind() == std::io::ErrorKind::NotFound => {
+            CliError::Usage(format!(
+                "{}: no such file or folder (the corpus paths are relative to the workspace \
+                 root: run there, or give --dir)",
+                path.display()
+            ))
+        }
         CorpusError::Io { path, err } => CliError::Io { path, err },
         CorpusError::Unknown { stream } => CliError::Usage(format!("no stream named `{stream}`")),
         other => CliError::Usage(other.to_string()),

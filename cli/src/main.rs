@@ -18,9 +18,30 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// What every exit status means, for every subcommand.
+const EXIT_CODES: &str = "\
+Inputs are known by their content, whatever their names: an upload begins
+with the format's magic (other binary data is an upload with a bad header),
+a kernel scenario is JSON, anything else is `.kms` text. A file of the
+wrong kind for a command is an error that names the command that takes it.
+
+Exit status:
+  0  success: the command did its work and the check, where it ran,
+     accepted every upload (a stream that fails at run time still ran)
+  1  a verdict against the input: the check rejects an upload (`check`,
+     `asm`, `run`, `profile`, `compare`), implementations disagree
+     (`compare`, `corpus check`, `replay`), a saved answer or `;@ expect`
+     does not match (`corpus`)
+  2  a usage or I/O error: bad arguments, an input of the wrong kind, text
+     or JSON that does not parse, a file that cannot be read or written
+     (standard output too); nothing is judged
+Every error is one line on standard error, starting `kmst: `. Ctrl-C or
+SIGTERM ends a command with 130, removing the temporary file of an output
+it was writing (the old file stays as it was).";
+
 /// kmst — the micro-op stream engine: check, assemble, run, compare and profile streams.
 #[derive(Parser)]
-#[command(name = "kmst", version, propagate_version = true)]
+#[command(name = "kmst", version, propagate_version = true, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -32,7 +53,7 @@ enum Command {
     Asm(asm_cmd::AsmArgs),
     /// Print an upload as `.kms` assembly that re-assembles to the same bytes.
     Disasm(asm_cmd::DisasmArgs),
-    /// Run the kernel's check on an upload (exit 0 valid, 1 rejected, 2 usage or I/O error).
+    /// Run the kernel's check on an upload or a `.kms` source (exit 0 valid, 1 rejected, 2 usage or I/O error).
     Check(check_cmd::Args),
     /// Simulate a stream with the reference model or a fast dispatch variant.
     Run(Box<run_cmd::Args>),
@@ -82,6 +103,12 @@ fn usage_error(err: &clap::Error) -> String {
 }
 
 fn main() -> ExitCode {
+    // Ctrl-C, SIGTERM, SIGHUP: remove the half-written temporary files
+    // beside the outputs (their old versions stay), exit 130.
+    let _ = ctrlc::set_handler(|| {
+        kmst_harness::corpus::replace::remove_unfinished();
+        std::process::exit(130);
+    });
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => {
@@ -118,7 +145,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("kmst: {err}");
-            ExitCode::from(2)
+            err.exit_code()
         }
     }
 }

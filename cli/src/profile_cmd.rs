@@ -15,7 +15,7 @@ use kmst_harness::corpus::replace::Replacement;
 use kmst_harness::profile::{self, ProfileError, pairs, trace};
 use kmst_reference::Scenario;
 
-use crate::common::{CliError, load_stream, print_out};
+use crate::common::{CliError, Kind, load_stream, print_out};
 use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};
 
 #[derive(clap::Args)]
@@ -30,17 +30,18 @@ pub struct Args {
     /// over them).
     #[arg(long, conflicts_with_all = ["sweep", "trace", "budget"])]
     pub pairs: bool,
-    /// With --pairs: how many pairs and triples to list.
-    #[arg(long, default_value_t = 10, requires = "pairs")]
-    pub top: usize,
+    /// With --pairs: how many pairs and triples to list (at least 1).
+    #[arg(long, default_value_t = 10, requires = "pairs", value_parser = in_range::<1, { u32::MAX as u64 }>)]
+    pub top: u64,
     #[command(flatten)]
     pub params: ParamsArgs,
     /// The fast dispatch variant: tail, switch, threaded, subroutine,
     /// indirect, loop_match or jit.
     #[arg(long, default_value = "tail")]
     pub dispatch: String,
-    /// The turn budget (micro-ops per turn; the same as --turn-budget).
-    #[arg(long, conflicts_with = "sweep", value_parser = in_range::<1, U32>)]
+    /// The turn budget (micro-ops per turn; the same as --turn-budget, so
+    /// not with it).
+    #[arg(long, conflicts_with_all = ["sweep", "turn_budget"], allow_hyphen_values = true, value_parser = in_range::<1, U32>)]
     pub budget: Option<u64>,
     /// Run once per turn budget and tabulate: N,N,... (each 1..=4294967295).
     #[arg(long, value_delimiter = ',', num_args = 1, value_parser = in_range::<1, U32>)]
@@ -51,8 +52,9 @@ pub struct Args {
     pub trace: Option<PathBuf>,
     /// The largest trace to write: bytes, or with a K, M or G suffix (KiB,
     /// MiB, GiB). A trace that reaches it ends there, still valid JSON, with
-    /// a note on standard error.
-    #[arg(long, default_value = "1G", value_parser = parse_size, requires = "trace")]
+    /// a note on standard error. 64 MiB opens in a few seconds in Perfetto's
+    /// UI; a stream that spins fills it in well under a second.
+    #[arg(long, default_value = "64M", value_parser = parse_size, requires = "trace")]
     pub trace_limit: u64,
     /// Print JSON instead of tables.
     #[arg(long)]
@@ -61,7 +63,8 @@ pub struct Args {
 
 fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
     match e {
-        ProfileError::Rejected(_) => CliError::Input {
+        // A verdict against the input (exit 1), as `kmst check` gives it.
+        ProfileError::Rejected(_) => CliError::Verdict {
             path: path.to_owned(),
             message: e.to_string(),
         },
@@ -69,9 +72,9 @@ fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
     }
 }
 
-/// True for a scenario file (`.json`).
-fn is_scenario(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
+/// True for a scenario file: JSON, known by its content.
+fn is_scenario(path: &Path) -> Result<bool, CliError> {
+    Ok(crate::common::read_input(path)?.1 == Kind::Json)
 }
 
 fn parse_dispatch(name: &str) -> Result<Dispatch, CliError> {
@@ -96,8 +99,11 @@ fn with_trace<R>(
     file.commit().map_err(io)?;
     if let Some(pass) = end.limited_at {
         eprintln!(
-            "kmst: note: the trace reached --trace-limit ({limit} bytes) in pass {pass} of the \
-             {simulated} simulated; {} holds the run up to there (raise --trace-limit for more)",
+            "kmst: note: the trace was cut at --trace-limit ({}) in pass {} of the {} \
+             simulated; {} holds the run up to there (raise --trace-limit for more)",
+            size_text(limit),
+            crate::progress::group(pass),
+            crate::progress::group(simulated),
             path.display()
         );
     }
@@ -106,11 +112,7 @@ fn with_trace<R>(
 
 /// `kmst profile SCENARIO.json`: the scenario's parameters, then the flags.
 fn run_scenario(args: &Args, file: &Path) -> Result<ExitCode, CliError> {
-    let input = |message: String| CliError::Input {
-        path: file.to_owned(),
-        message,
-    };
-    let scenario = kmst::scenario::read_file(file).map_err(|e| input(e.to_string()))?;
+    let scenario = crate::common::read_scenario(file)?;
     let mut params = build_params_on(scenario.params().clone(), &args.params)?;
     if let Some(b) = args.budget {
         params.turn_budget = b as u32; // in_range: 1..=u32::MAX
@@ -164,11 +166,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "kmst profile takes one FILE (several only with --pairs)".into(),
         ));
     };
-    if is_scenario(file) {
+    if is_scenario(file)? {
         return run_scenario(&args, file);
     }
-    let (upload, base) = load_stream(file)?;
-    let mut params = build_params_on(base, &args.params)?;
+    let stream = load_stream(file)?;
+    let upload = stream.upload;
+    let mut params = build_params_on(stream.params, &args.params)?;
     if let Some(b) = args.budget {
         params.turn_budget = b as u32; // in_range: 1..=u32::MAX
     }
@@ -215,10 +218,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// A scenario file, its uploads assembled, under the run flags.
 fn load_scenario(path: &Path, flags: &ParamsArgs) -> Result<Scenario, CliError> {
-    let scenario = kmst::scenario::read_file(path).map_err(|e| CliError::Input {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })?;
+    let scenario = crate::common::read_scenario(path)?;
     let params = build_params_on(scenario.params().clone(), flags)?;
     scenario
         .with_params(params)
@@ -242,12 +242,13 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
         })?;
         for stream in names {
             let path = dir.join(format!("{stream}.kms"));
-            let (upload, base) = load_stream(&path)?;
-            let params = build_params_on(base, &args.params)?;
+            let stream = load_stream(&path)?;
+            let params = build_params_on(stream.params, &args.params)?;
             if params.validate().is_err() {
                 continue; // a corpus stream about bad parameters runs nothing
             }
-            sources.push((name(&path), pairs::count_stream(&upload, &params, dispatch)));
+            let counts = pairs::count_stream(&stream.upload, &params, dispatch);
+            sources.push((name(&path), counts));
         }
         let bundled = compare::bundled().map_err(|e| CliError::Usage(format!("bundled {e}")))?;
         for w in bundled {
@@ -268,21 +269,21 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
         }
     } else {
         for path in &args.files {
-            let counts = if is_scenario(path) {
+            let counts = if is_scenario(path)? {
                 pairs::count_scenario(&load_scenario(path, &args.params)?, dispatch)
             } else {
-                let (upload, base) = load_stream(path)?;
-                let params = build_params_on(base, &args.params)?;
+                let stream = load_stream(path)?;
+                let params = build_params_on(stream.params, &args.params)?;
                 params.validate().map_err(|e| CliError::Input {
                     path: path.clone(),
                     message: e.to_string(),
                 })?;
-                pairs::count_stream(&upload, &params, dispatch)
+                pairs::count_stream(&stream.upload, &params, dispatch)
             };
             sources.push((name(path), counts));
         }
     }
-    let report = pairs::PairReport::build(dispatch, &sources, args.top);
+    let report = pairs::PairReport::build(dispatch, &sources, args.top as usize);
     if args.json {
         print_out(&format!("{}\n", pretty(&report)))?;
     } else {
@@ -293,6 +294,17 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
 
 fn pretty<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string_pretty(v).expect("a profile prints as JSON")
+}
+
+/// A size as a person reads it: `64 MiB`, `1,000 bytes`.
+fn size_text(n: u64) -> String {
+    match [(30, "GiB"), (20, "MiB"), (10, "KiB")]
+        .into_iter()
+        .find(|&(shift, _)| n >= 1 << shift && n.is_multiple_of(1 << shift))
+    {
+        Some((shift, unit)) => format!("{} {unit}", crate::progress::group(n >> shift)),
+        None => format!("{} bytes", crate::progress::group(n)),
+    }
 }
 
 /// A size in bytes: `N`, `NK`, `NM` or `NG` (KiB, MiB, GiB).
@@ -333,5 +345,15 @@ mod tests {
         for bad in ["", "0", "G", "1T", "-1", "1.5G", "99999999999G"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn sizes_as_text() {
+        use super::size_text;
+        assert_eq!(size_text(64 << 20), "64 MiB");
+        assert_eq!(size_text(3 << 30), "3 GiB");
+        assert_eq!(size_text(1536), "1,536 bytes");
+        assert_eq!(size_text(2048), "2 KiB");
+        assert_eq!(size_text(1000), "1,000 bytes");
     }
 }

@@ -117,6 +117,11 @@ pub fn group(n: u64) -> String {
     out
 }
 
+/// `n` and the noun: `1 pass`, `2,355 passes`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", group(n), if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -127,5 +132,13 @@ mod tests {
         assert_eq!(group(1_000), "1,000");
         assert_eq!(group(1_234_567), "1,234,567");
         assert_eq!(group(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn counts() {
+        use super::count;
+        assert_eq!(count(1, "pass", "passes"), "1 pass");
+        assert_eq!(count(0, "pass", "passes"), "0 passes");
+        assert_eq!(count(2_355, "stream", "streams"), "2,355 streams");
     }
 }

@@ -31,40 +31,45 @@ pub struct Args {
     /// Print the S24 JSON object instead of a summary.
     #[arg(long)]
     pub json: bool,
+    /// Also count the passes the kernel simulated (S16's `passes` counts to
+    /// the last event), through the observer hooks: a slower run than the
+    /// library's `simulate`, which `kmst run` otherwise is.
+    #[arg(long)]
+    pub count_passes: bool,
 }
 
 /// The simulation parameters as flags, shared by `kmst run` and `kmst profile`.
 #[derive(clap::Args)]
 pub struct ParamsArgs {
     /// Completion delay: N, never, cycle:BASE:MOD or table:V,V,... (entries may be `never`).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub delay: Option<String>,
     /// Result model: zero, sequence, arg:K or table:V,V,...
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub result: Option<String>,
     /// Deadline of every command in passes (replaces the header's); at least 1.
-    #[arg(long, value_parser = in_range::<1, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U64>)]
     pub deadline_passes: Option<u64>,
     /// Deadline for a header deadline of 0; at least 1.
-    #[arg(long, value_parser = in_range::<1, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U64>)]
     pub default_deadline_passes: Option<u64>,
     /// Deliver a cancel in this pass.
-    #[arg(long, value_parser = in_range::<0, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<0, U64>)]
     pub cancel_pass: Option<u64>,
     /// Grid size, 1..=65535 (the group fields are 16 bits).
-    #[arg(long, value_parser = in_range::<1, 65535>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, 65535>)]
     pub core_count: Option<u64>,
     /// TIME returns pass * ticks_per_pass; 0..=4294967295.
-    #[arg(long, value_parser = in_range::<0, U32>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<0, U32>)]
     pub ticks_per_pass: Option<u64>,
     /// Stop a run that has not ended after this many passes; at least 1.
-    #[arg(long, value_parser = in_range::<1, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U64>)]
     pub max_passes: Option<u64>,
     /// The largest upload the check accepts.
-    #[arg(long, value_parser = in_range::<0, U64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<0, U64>)]
     pub region_size: Option<u64>,
     /// Micro-ops per stream turn, 1..=4294967295.
-    #[arg(long, value_parser = in_range::<1, U32>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U32>)]
     pub turn_budget: Option<u64>,
     /// Parameters from a JSON file: a params object or a saved answer (its `params`).
     #[arg(long)]
@@ -73,23 +78,33 @@ pub struct ParamsArgs {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let dispatch = dispatch(&args.dispatch)?;
-    let (upload, base) = crate::common::load_stream(&args.file)?;
-    let params = build_params_on(base, &args.params)?;
-    // The passes simulated, counted by the fast kernel (also for the
-    // reference model, which gives the same answer but has no hooks).
-    let passes = AtomicU64::new(0);
-    let counted = |d| simulate_observed(&upload, &params, d, &mut PassCounter(&passes));
+    let stream = crate::common::load_stream(&args.file)?;
+    let params = build_params_on(stream.params, &args.params)?;
+    let upload = stream.upload;
     let what = format!("kmst run {}", args.file.display());
-    let answer =
-        progress::while_running(&what, Some(&passes), params.max_passes, || match dispatch {
-            Implementation::Fast(d) => counted(d),
-            Implementation::Reference => {
-                let answer = dispatch.simulate(&upload, &params);
-                counted(Dispatch::Tail);
-                answer
-            }
+    let (answer, simulated) = if args.count_passes {
+        // The passes simulated, counted by the fast kernel's observer hooks
+        // (also for the reference model, which gives the same answer but
+        // has no hooks): a second, slower path than the library's.
+        let passes = AtomicU64::new(0);
+        let counted = |d| simulate_observed(&upload, &params, d, &mut PassCounter(&passes));
+        let answer =
+            progress::while_running(&what, Some(&passes), params.max_passes, || match dispatch {
+                Implementation::Fast(d) => counted(d),
+                Implementation::Reference => {
+                    let answer = dispatch.simulate(&upload, &params);
+                    counted(Dispatch::Tail);
+                    answer
+                }
+            });
+        (answer, Some(passes.load(Ordering::Relaxed)))
+    } else {
+        // What the library runs: `kmst::exec::simulate`, no observer.
+        let answer = progress::while_running(&what, None, params.max_passes, || {
+            dispatch.simulate(&upload, &params)
         });
-    let simulated = passes.load(Ordering::Relaxed);
+        (answer, None)
+    };
     if args.json {
         let value = answer
             .to_json_value()
@@ -97,9 +112,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let text = serde_json::to_string_pretty(&value).expect("a JSON value prints");
         print_out(&format!("{text}\n"))?;
     } else {
-        print_out(&summary(&answer, &upload, simulated))?;
+        let mut text = summary(&answer, &upload, simulated);
+        if let Some(file) = &stream.params_file {
+            text.insert_str(0, &format!("params:   from {}\n", file.display()));
+        }
+        print_out(&text)?;
     }
-    Ok(ExitCode::SUCCESS)
+    // A verdict against the input: the check rejects the upload (the answer
+    // is the kernel's one error event for it, S3).
+    match answer.check {
+        Some(e) => Err(CliError::Verdict {
+            path: args.file,
+            message: format!(
+                "the check rejects the upload: reason {} at pc {}",
+                e.reason, e.pc
+            ),
+        }),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// The implementation `--dispatch NAME` chooses.
@@ -114,26 +144,7 @@ pub fn dispatch(name: &str) -> Result<Implementation, CliError> {
 pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliError> {
     let mut p = match &args.params {
         None => base,
-        Some(path) => {
-            let input = |message: String| CliError::Input {
-                path: path.clone(),
-                message,
-            };
-            let text = read_file(path)?;
-            let value: serde_json::Value =
-                serde_json::from_slice(&text).map_err(|e| input(e.to_string()))?;
-            // A saved answer carries its params under `params`.
-            let object = value.get("params").unwrap_or(&value);
-            let keys = object
-                .as_object()
-                .ok_or_else(|| input("parameters must be a JSON object".into()))?;
-            // Key by key: the file's keys over the base's (a source's `;@ params`).
-            let mut merged = base.to_json_value().map_err(|e| input(e.to_string()))?;
-            for (k, v) in keys {
-                merged[k] = v.clone();
-            }
-            Params::from_json_value(&merged).map_err(|e| input(e.to_string()))?
-        }
+        Some(path) => crate::common::read_params_file(path, &read_file(path)?, base)?,
     };
     let usage = |e: kmst_reference::ParamsError| CliError::Usage(e.to_string());
     if let Some(d) = &args.delay {
@@ -269,7 +280,7 @@ fn op_at(upload: &[u8], pc: u32) -> Option<String> {
 }
 
 /// The readable summary of a run.
-fn summary(r: &SimResult, upload: &[u8], simulated: u64) -> String {
+fn summary(r: &SimResult, upload: &[u8], simulated: Option<u64>) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let status = match r.status {
@@ -278,15 +289,23 @@ fn summary(r: &SimResult, upload: &[u8], simulated: u64) -> String {
         Status::Stuck => "stuck",
     };
     let _ = writeln!(s, "status:   {status}");
-    // S16's `passes` counts to the last event; say how many ran too.
-    let _ = writeln!(
-        s,
-        "passes:   {} (S16: the last event's pass + 1; {} simulated)",
-        group(r.passes),
-        group(simulated)
-    );
-    let _ = writeln!(s, "commands: {}", r.commands.len());
-    let _ = writeln!(s, "events:   {}", r.events.len());
+    // S16's `passes` counts to the last event; with --count-passes, how
+    // many ran too.
+    let _ = match simulated {
+        Some(n) => writeln!(
+            s,
+            "passes:   {} (S16: the last event's pass + 1; {} simulated)",
+            group(r.passes),
+            group(n)
+        ),
+        None => writeln!(
+            s,
+            "passes:   {} (S16: the last event's pass + 1)",
+            group(r.passes)
+        ),
+    };
+    let _ = writeln!(s, "commands: {}", group(r.commands.len() as u64));
+    let _ = writeln!(s, "events:   {}", group(r.events.len() as u64));
     if let Some(e) = r.check {
         let _ = writeln!(s, "check:    reason {} at pc {}", e.reason, e.pc);
     }
@@ -314,7 +333,8 @@ fn summary(r: &SimResult, upload: &[u8], simulated: u64) -> String {
         );
     }
     if r.events.len() > 10 {
-        let _ = writeln!(s, "  ... {} more events", r.events.len() - 10);
+        let more = progress::count(r.events.len() as u64 - 10, "more event", "more events");
+        let _ = writeln!(s, "  ... {more}");
     }
     s
 }

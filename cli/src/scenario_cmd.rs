@@ -13,7 +13,8 @@ use kmst::Observer;
 use kmst_harness::answers::Implementation;
 use kmst_reference::{HostCommand, Outcome, Scenario, ScenarioResult, Status};
 
-use crate::common::{CliError, read_file};
+use crate::common::{CliError, print_out};
+use crate::progress::group;
 
 const AFTER_HELP: &str = "\
 The scenario file (docs/scenario.md, S36):
@@ -54,14 +55,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .dispatch
         .parse::<Implementation>()
         .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))?;
-    let input = |message: String| CliError::Input {
-        path: args.file.clone(),
-        message,
-    };
-    let text =
-        String::from_utf8(read_file(&args.file)?).map_err(|_| input("not UTF-8 text".into()))?;
-    let scenario =
-        kmst::scenario::from_json(&text, &args.file).map_err(|e| input(e.to_string()))?;
+    let scenario = crate::common::read_scenario(&args.file)?;
     let mut passes = PassCount::default();
     let answer = match implementation {
         Implementation::Reference => kmst_reference::simulate_scenario(&scenario),
@@ -95,17 +89,6 @@ impl Observer for PassCount {
 
     fn on_idle(&mut self, from: u64, to: u64) {
         self.skipped += to - from;
-    }
-}
-
-/// Writes to stdout; a closed pipe (`kmst scenario ... | head`) is not an error.
-fn print_out(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::Usage(format!("writing the output: {e}")))
-        }
-        _ => Ok(()),
     }
 }
 
@@ -223,7 +206,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
             ]
         })
         .collect();
-    let _ = writeln!(s, "streams: {}", r.streams.len());
+    let _ = writeln!(s, "streams: {}", group(r.streams.len() as u64));
     if !streams.is_empty() {
         let header = ["#", "req", "range", "pass", "status", "error", "halt"];
         s.push_str(&table(&header, &streams));
@@ -253,21 +236,22 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
             ]
         })
         .collect();
-    let _ = writeln!(s, "host commands: {}", r.host.len());
+    let _ = writeln!(s, "host commands: {}", group(r.host.len() as u64));
     if !host.is_empty() {
         let header = ["#", "sent", "command", "pass", "outcome"];
         s.push_str(&table(&header, &host));
     }
-    let _ = writeln!(s, "commands: {}", r.commands.len());
-    let _ = writeln!(s, "events:   {}", r.events.len());
+    let _ = writeln!(s, "commands: {}", group(r.commands.len() as u64));
+    let _ = writeln!(s, "events:   {}", group(r.events.len() as u64));
     let _ = writeln!(s, "stopped:  {}", r.stopped);
-    let _ = writeln!(s, "passes:   {}", r.passes);
+    let _ = writeln!(s, "passes:   {}", group(r.passes));
     // Only the fast kernel reports the passes it ran; shown when it did.
     if passes.simulated > 0 {
         let _ = writeln!(
             s,
-            "simulated: {} passes ({} skipped as idle)",
-            passes.simulated, passes.skipped
+            "simulated: {} ({} skipped as idle)",
+            crate::progress::count(passes.simulated, "pass", "passes"),
+            group(passes.skipped)
         );
     }
     s

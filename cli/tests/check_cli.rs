@@ -89,7 +89,8 @@ fn asm_then_disasm_then_check_binary() {
     );
     let (code, _, _) = kmst(&["check", bin.to_str().unwrap()]);
     assert_eq!(code, 0);
-    // A rejected upload assembles (exit 0, a note) unless --strict (exit 1).
+    // A rejected upload is written, with a note, and is a verdict (exit 1)
+    // unless --allow-rejected (exit 0).
     let bad = temp("bad2.kms", BAD.as_bytes());
     let out_bin = bad.with_extension("bin");
     let (code, _, err) = kmst(&[
@@ -98,16 +99,18 @@ fn asm_then_disasm_then_check_binary() {
         "-o",
         out_bin.to_str().unwrap(),
     ]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 1);
     assert!(err.contains("reason 2"), "{err}");
-    let (code, _, _) = kmst(&[
+    assert!(out_bin.exists());
+    let (code, _, err) = kmst(&[
         "asm",
         bad.to_str().unwrap(),
         "-o",
         out_bin.to_str().unwrap(),
-        "--strict",
+        "--allow-rejected",
     ]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 0);
+    assert!(err.contains("reason 2"), "{err}");
 }
 
 #[test]

@@ -254,3 +254,59 @@ fn usage_errors_are_one_line() {
     assert_eq!(code, 0);
     assert!(out.contains("--max-passes"), "{out}");
 }
+
+#[test]
+fn flag_values_and_conflicts_say_what_is_wrong() {
+    let jobs = workspace_file("corpus/streams/jobs_1000.kms");
+    // A negative value reaches the flag's own reader, which states the
+    // range (S23: a delay is a u32), not clap's `-- -1` tip.
+    let (code, _, err) = kmst(&["run", &jobs, "--delay", "-1"]);
+    assert_one_line_error(
+        "--delay -1",
+        code,
+        &err,
+        "cannot read `-1`: expected N, never",
+    );
+    assert!(!err.contains("'-- -1'"), "{err}");
+    let (code, _, err) = kmst(&["run", &jobs, "--core-count", "-1"]);
+    assert_one_line_error("--core-count -1", code, &err, "in 1..=65535");
+    // --budget is --turn-budget: both is a conflict, not the first silently.
+    let (code, _, err) = kmst(&["profile", &jobs, "--budget", "8", "--turn-budget", "16"]);
+    assert_one_line_error("--budget --turn-budget", code, &err, "cannot be used with");
+    // --top 0 would list nothing.
+    let (code, _, err) = kmst(&["profile", "--pairs", &jobs, "--top", "0"]);
+    assert_one_line_error("--top 0", code, &err, "0 is not in 1..=");
+    // replay's help lists the targets its error lists.
+    let (_, help, _) = kmst(&["replay", "--help"]);
+    let (code, _, err) = kmst(&["replay", &jobs, "--target", "x"]);
+    assert_one_line_error("--target x", code, &err, "targets: ");
+    let list = err
+        .split("targets: ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(")\n");
+    for target in list.split(", ") {
+        assert!(
+            help.contains(target),
+            "replay --help lacks {target}:\n{help}"
+        );
+    }
+    assert!(help.contains("builder or scenario"), "{help}");
+}
+
+#[test]
+fn corpus_check_away_from_the_root_says_where_to_run_it() {
+    let away = fresh_dir("errors-away", "");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kmst"))
+        .args(["corpus", "check"])
+        .current_dir(&away)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_one_line_error(
+        "corpus check",
+        out.status.code().unwrap_or(-1),
+        &err,
+        "relative to the workspace root: run there, or give --dir",
+    );
+}

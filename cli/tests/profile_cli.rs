@@ -150,7 +150,7 @@ fn trace_file_is_written() {
 }
 
 #[test]
-fn usage_errors_exit_2() {
+fn usage_errors_exit_2_and_a_rejected_upload_1() {
     let f = temp("two3.kms", TWO.as_bytes());
     let path = f.to_str().unwrap();
     let (code, _, err) = kmst(&["profile", path, "--dispatch", "reference"]);
@@ -163,7 +163,8 @@ fn usage_errors_exit_2() {
     let (code, _, _) = kmst(&["profile", path, "--dispatch", "fastest"]);
     assert_eq!(code, 2);
     let bad = temp("bad.kms", b".stream max_steps=10 seed=0\nhalt r0\n");
+    // An upload the check rejects (seed 0, S1) is a verdict: exit 1.
     let (code, _, err) = kmst(&["profile", bad.to_str().unwrap()]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(err.contains("check rejects"), "{err}");
 }

@@ -102,7 +102,8 @@ fn the_summary_says_how_many_passes_ran() {
     // Stuck in passes 0..=1199 (max_passes 1200 by directive, S16): no event,
     // so S16's `passes` is 0, and 1,200 passes were simulated.
     let file = forever_file(";@ params {\"max_passes\": 1200}\n");
-    let (code, out, err) = kmst(&["run", file.to_str().unwrap()]);
+    let file = file.to_str().unwrap();
+    let (code, out, err) = kmst(&["run", file, "--count-passes"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("status:   stuck"), "{out}");
     assert!(
@@ -110,8 +111,17 @@ fn the_summary_says_how_many_passes_ran() {
         "{out}"
     );
     // The reference model says the same.
-    let (_, reference, _) = kmst(&["run", file.to_str().unwrap(), "--dispatch", "reference"]);
+    let (_, reference, _) = kmst(&["run", file, "--dispatch", "reference", "--count-passes"]);
     assert_eq!(reference, out);
+    // Without --count-passes the run is the library's own, with no hooks,
+    // and only S16's count is known.
+    let (code, plain, _) = kmst(&["run", file]);
+    assert_eq!(code, 0);
+    assert!(
+        plain.contains("passes:   0 (S16: the last event's pass + 1)\n"),
+        "{plain}"
+    );
+    assert!(!plain.contains("simulated"), "{plain}");
     // Piped, stderr shows no progress line.
     assert_eq!(err, "");
 }
@@ -175,7 +185,7 @@ fn a_long_run_shows_progress_on_a_terminal() {
     }
     let file = forever_file("");
     let cmd = format!(
-        "{} run {} --max-passes 18446744073709551615 --turn-budget 1 >/dev/null",
+        "{} run {} --max-passes 18446744073709551615 --turn-budget 1 --count-passes >/dev/null",
         env!("CARGO_BIN_EXE_kmst"),
         file.display()
     );

@@ -15,6 +15,7 @@ pub mod diff;
 pub mod implementation;
 pub mod json;
 pub mod source;
+pub mod strict;
 mod summary;
 
 pub use diff::{Difference, assert_every_variant_agrees, first_difference, run_difference};
@@ -24,4 +25,5 @@ pub use implementation::{
 };
 pub use json::{check_run_json, error_json, run_args_json, run_json};
 pub use source::{CheckRunCase, Directives, Source, SourceError, parse_directives};
+pub use strict::strict_json;
 pub use summary::run_summary;

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use kmst_reference::Params;
 
 use super::implementation::RunArgs;
+use super::strict::strict_json;
 
 /// A source that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,8 +105,7 @@ pub fn parse_directives(stream: &str, text: &str) -> Result<Directives, SourceEr
             }
             "covers" => d.covers.extend(value.split_whitespace().map(str::to_owned)),
             "check_run" => {
-                let v: Value = serde_json::from_str(value)
-                    .map_err(|e| bad(line_no, format!("check_run: {e}")))?;
+                let v = strict_json(value).map_err(|e| bad(line_no, format!("check_run: {e}")))?;
                 d.check_run.push(
                     parse_check_run_case(&v)
                         .map_err(|m| bad(line_no, format!("check_run: {m}")))?,
@@ -116,14 +116,14 @@ pub fn parse_directives(stream: &str, text: &str) -> Result<Directives, SourceEr
     }
     d.notes = notes.join(" ");
     if !params.is_empty() {
-        match serde_json::from_str(&params) {
+        match strict_json(&params) {
             Ok(Value::Object(m)) => d.params = m,
             Ok(_) => return Err(bad(params_line, "params: not a JSON object".into())),
             Err(e) => return Err(bad(params_line, format!("params: {e}"))),
         }
     }
     if !expect.is_empty() {
-        match serde_json::from_str(&expect) {
+        match strict_json(&expect) {
             Ok(v @ Value::Object(_)) => d.expect = Some(v),
             Ok(_) => return Err(bad(expect_line, "expect: not a JSON object".into())),
             Err(e) => return Err(bad(expect_line, format!("expect: {e}"))),

@@ -3,11 +3,35 @@
 //! Every file the tools write over (a corpus answer, an assembled upload, a
 //! seed, a trace, a chart) is written to a temporary file beside it and
 //! renamed into place once it is whole: a full disk, a crash or Ctrl-C leaves
-//! the old file as it was (and at worst a `.NAME.tmp-PID` file beside it).
+//! the old file as it was (and at worst a `.NAME.tmp-PID` file beside it,
+//! which [`remove_unfinished`], called from a signal handler, removes).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporary files being written now, for [`remove_unfinished`].
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    UNFINISHED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn forget(temp: &Path) {
+    unfinished().retain(|p| p != temp);
+}
+
+/// Removes every temporary file a [`Replacement`] is writing: for a
+/// process that is about to end on Ctrl-C or SIGTERM, so that only the old
+/// files stay. Returns how many it removed.
+pub fn remove_unfinished() -> usize {
+    let temps = std::mem::take(&mut *unfinished());
+    temps
+        .iter()
+        .filter(|t| std::fs::remove_file(t).is_ok())
+        .count()
+}
 
 /// A file being written beside `path`; [`Replacement::commit`] renames it
 /// into place, dropping it uncommitted removes it.
@@ -27,7 +51,8 @@ impl Replacement {
         temp_name.push(name);
         temp_name.push(format!(".tmp-{}", std::process::id()));
         let temp = path.with_file_name(temp_name);
-        let file = File::create(&temp)?;
+        unfinished().push(temp.clone());
+        let file = File::create(&temp).inspect_err(|_| forget(&temp))?;
         Ok(Replacement {
             path: path.to_owned(),
             temp,
@@ -47,6 +72,7 @@ impl Replacement {
         if done.is_err() {
             let _ = std::fs::remove_file(&self.temp);
         }
+        forget(&self.temp);
         done
     }
 }
@@ -65,6 +91,7 @@ impl Drop for Replacement {
     fn drop(&mut self) {
         if self.file.take().is_some() {
             let _ = std::fs::remove_file(&self.temp);
+            forget(&self.temp);
         }
     }
 }

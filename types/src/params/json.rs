@@ -65,13 +65,54 @@ impl Params {
                 _ => {
                     return Err(ParamsError {
                         param: "params",
-                        message: format!("unknown key `{key}`"),
+                        message: format!("unknown key `{key}`{}", did_you_mean(key)),
                     });
                 }
             }
         }
         p.validate()?;
         Ok(p)
+    }
+}
+
+/// The keys of a params object (S24).
+const KEYS: [&str; 10] = [
+    "delay",
+    "result",
+    "deadline_passes",
+    "default_deadline_passes",
+    "cancel_pass",
+    "core_count",
+    "ticks_per_pass",
+    "max_passes",
+    "region_size",
+    "turn_budget",
+];
+
+/// ` (did you mean `K`?)` for the key nearest to `key` by edit distance,
+/// when it is at most two edits (or a third of the key's length) away;
+/// else the list.
+fn did_you_mean(key: &str) -> String {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let cost = usize::from(ca != cb);
+                let next = (row[j] + 1).min(row[j + 1] + 1).min(prev + cost);
+                prev = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    };
+    let best = KEYS.iter().min_by_key(|k| distance(key, k)).expect("keys");
+    if distance(key, best) <= 2.max(key.chars().count() / 3) {
+        format!(" (did you mean `{best}`?)")
+    } else {
+        format!(" (the keys: {})", KEYS.join(", "))
     }
 }
 
@@ -172,5 +213,28 @@ fn result_from_json(v: &serde_json::Value) -> Result<ResultModel, ParamsError> {
             ResultModel::table(entries)
         }
         (k, _) => Err(err("result", format!("unknown model `{k}`"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_key_names_the_nearest() {
+        let e = |text: &str| {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            Params::from_json_value(&v).unwrap_err().message
+        };
+        // One letter swapped (two edits) in a five-letter key.
+        assert_eq!(
+            e(r#"{"delya": 3}"#),
+            "unknown key `delya` (did you mean `delay`?)"
+        );
+        assert_eq!(
+            e(r#"{"turn_budjet": 3}"#),
+            "unknown key `turn_budjet` (did you mean `turn_budget`?)"
+        );
+        assert!(e(r#"{"colour": 3}"#).starts_with("unknown key `colour` (the keys: delay, "));
     }
 }
