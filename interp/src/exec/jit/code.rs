@@ -6,7 +6,10 @@
 //! and stores at the constant offsets 0..64 of the register numbers the
 //! check allowed, reason 4) and its own stack; it calls nothing.
 
+use std::sync::OnceLock;
+
 use cranelift_codegen::ir::UserFuncName;
+use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -27,6 +30,22 @@ pub(crate) fn available() -> Result<(), String> {
     })
 }
 
+/// The host's target, built once per process (inferring the CPU's
+/// features takes longer than compiling a small program).
+fn isa() -> Result<OwnedTargetIsa, String> {
+    static ISA: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
+    ISA.get_or_init(|| {
+        available()?;
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        cranelift_native::builder()
+            .map_err(|e| e.to_string())?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| e.to_string())
+    })
+    .clone()
+}
+
 /// A compiled program: its function and the memory that holds it.
 pub(crate) struct Code {
     /// `None` only while dropping.
@@ -40,11 +59,7 @@ impl Code {
     pub(crate) fn compile(insts: &[Inst]) -> Result<Code, String> {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
-        available()?;
-        let isa = cranelift_native::builder()
-            .map_err(|e| e.to_string())?
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| e.to_string())?;
+        let isa = isa()?;
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let mut ctx = module.make_context();
         compile::signature(

@@ -1,0 +1,76 @@
+//! The compiled tier's compile time, apart from its run time:
+//! `cargo run --release -p kmst-benches --example jit_compile [ROUNDS]`
+//! (default 31). For every bundled stream workload: microseconds per
+//! micro-op compiled (`Machine::prepare` with `Dispatch::Jit`, the median
+//! over the rounds), and the time to the first answer (a whole run, compile
+//! included) of `jit` against `tail`, and the run alone (the program
+//! compiled before), each the median of the per-round ratios.
+#![forbid(unsafe_code)]
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use kmst::exec::{Dispatch, Machine, NoObserver};
+
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn main() -> ExitCode {
+    let rounds: usize = match std::env::args().nth(1).map(|s| s.parse()) {
+        None => 31,
+        Some(Ok(n)) if n >= 1 => n,
+        _ => {
+            eprintln!("jit_compile: ROUNDS must be a number >= 1");
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "| workload | micro-ops in the upload | µs to compile | µs per micro-op compiled | first answer, jit / tail | the run alone, jit / tail |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for w in kmst_benches::workloads() {
+        let op_count = (w.upload.len() - 32) / 8; // an upper bound is enough here
+        let (mut compile, mut ratio, mut run) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let mut m = Machine::new(&w.upload, &w.params);
+            let t = Instant::now();
+            m.prepare::<NoObserver>(Dispatch::Jit);
+            compile.push(t.elapsed().as_secs_f64() * 1e6);
+            let t = Instant::now();
+            m.run(Dispatch::Jit, &mut NoObserver);
+            let jit_run = t.elapsed().as_secs_f64();
+            black_box(m.into_result());
+            let mut t_tail = Machine::new(&w.upload, &w.params);
+            t_tail.prepare::<NoObserver>(Dispatch::Tail);
+            let t = Instant::now();
+            t_tail.run(Dispatch::Tail, &mut NoObserver);
+            run.push(jit_run / t.elapsed().as_secs_f64());
+            black_box(t_tail.into_result());
+            let time = |d: Dispatch| {
+                let t = Instant::now();
+                black_box(kmst::exec::simulate(black_box(&w.upload), &w.params, d));
+                t.elapsed().as_secs_f64()
+            };
+            let tail = time(Dispatch::Tail);
+            let jit = time(Dispatch::Jit);
+            ratio.push(jit / tail);
+        }
+        let us = median(&mut compile);
+        let ops = kmst::check::CheckedUpload::new(&w.upload, w.upload.len() as u64)
+            .map(|u| u.op_count() as usize)
+            .unwrap_or(op_count);
+        println!(
+            "| {} | {} | {:.1} | {:.2} | {:.2} | {:.2} |",
+            w.name,
+            ops,
+            us,
+            us / ops.max(1) as f64,
+            median(&mut ratio),
+            median(&mut run)
+        );
+    }
+    ExitCode::SUCCESS
+}
