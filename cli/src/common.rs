@@ -78,7 +78,8 @@ pub enum Kind {
 impl Kind {
     /// Knows `bytes` by their content: the upload magic, then a JSON object
     /// (`{` first, after white space), then UTF-8 text without NUL bytes
-    /// (assembly); anything else is upload bytes.
+    /// (assembly); anything else, the empty file too, is upload bytes (an
+    /// empty upload is the check's reason 1).
     pub fn of(bytes: &[u8]) -> Kind {
         let magic = kmst::format::MAGIC.to_le_bytes();
         if bytes.starts_with(&magic) {
@@ -88,7 +89,7 @@ impl Kind {
         if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
             return Kind::Json;
         }
-        if !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok() {
+        if !bytes.is_empty() && !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok() {
             return Kind::Source;
         }
         Kind::Upload
