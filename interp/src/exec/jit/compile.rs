@@ -273,22 +273,10 @@ pub(crate) fn build(b: &mut FunctionBuilder<'_>, insts: &[Inst]) {
         };
         match lower(index, &mut e, &insts[pc]) {
             Lowered::Next => {
-                b.ins().jump(next, &[]);
+                e.b.ins().jump(next, &[]);
             }
             Lowered::Jumped => {}
-            Lowered::Interpret => {
-                let mut e = Builder {
-                    b,
-                    regs,
-                    fuel,
-                    stubs: &stubs,
-                    exit,
-                    rem: &rem,
-                    pc: pc as u32,
-                    next,
-                };
-                e.leave_here();
-            }
+            Lowered::Interpret => e.leave_here(),
         }
     }
 
