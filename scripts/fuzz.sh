@@ -33,7 +33,7 @@ triple=x86_64-unknown-linux-gnu
 # builds first, so that it finds the same binary).
 build_args() {
   case "$1" in
-    sim_structured|scenario) echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")" ;;
+    sim_structured|sim_edges|scenario) echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")" ;;
     *) echo "-O --debug-assertions" ;;
   esac
 }
@@ -41,7 +41,7 @@ build_args() {
 # Where a target's build goes.
 target_dir() {
   case "$1" in
-    sim_structured|scenario) echo "fuzz/target/untraced" ;;
+    sim_structured|sim_edges|scenario) echo "fuzz/target/untraced" ;;
     *) echo "fuzz/target" ;;
   esac
 }

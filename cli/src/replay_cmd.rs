@@ -17,7 +17,7 @@ use kmst_harness::fuzzing::targets::decode_input;
 pub struct Args {
     /// The saved input (a libFuzzer artifact, a seed, a regression file).
     artifact: PathBuf,
-    /// The fuzz target: check, sim_raw, sim_structured, builder or scenario. By default
+    /// The fuzz target: check, sim_raw, sim_structured, builder, scenario or sim_edges. By default
     /// the first directory of the artifact's path named like a target
     /// (`fuzz/artifacts/TARGET/...`, `fuzz/regressions/TARGET/...`).
     #[arg(long)]

@@ -291,7 +291,7 @@ fn flag_values_and_conflicts_say_what_is_wrong() {
             "replay --help lacks {target}:\n{help}"
         );
     }
-    assert!(help.contains("builder or scenario"), "{help}");
+    assert!(help.contains("scenario or sim_edges"), "{help}");
 }
 
 #[test]

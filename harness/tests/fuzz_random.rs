@@ -252,3 +252,32 @@ fn sweep() {
         start.elapsed()
     );
 }
+
+/// The block-edge generator (target `sim_edges`) agrees in every variant
+/// and reaches what it aims at: runs over several passes (turns that end
+/// on the budget), runs cut by `max_steps` (reason 6, S14), MOD by zero
+/// inside a block (reason 7), and runs that end.
+#[test]
+fn edges_generator_agrees() {
+    let seen = pass(Target::SimEdges, 3_000, |i| random_bytes(i, 1024));
+    let count = |f: &dyn Fn(&Agreement) -> bool| seen.iter().filter(|a| f(a)).count();
+    let reason = |n: u8| {
+        count(&|a| matches!(a, Agreement::Sim { error: Some(e), .. } if e.reason.number() == n))
+    };
+    let ended = count(&|a| {
+        matches!(
+            a,
+            Agreement::Sim {
+                status: Status::Ended,
+                ..
+            }
+        )
+    });
+    let several = count(&|a| matches!(a, Agreement::Sim { passes, .. } if *passes > 1));
+    let n = seen.len();
+    assert!(n >= 40, "only {n} cases in the budget");
+    assert!(several > n / 3, "{several} of {n} ran several passes");
+    assert!(reason(6) > n / 20, "{} of {n} hit max_steps", reason(6));
+    assert!(reason(7) > n / 50, "{} of {n} divided by zero", reason(7));
+    assert!(ended > n / 20, "{ended} of {n} ended");
+}

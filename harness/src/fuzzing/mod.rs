@@ -476,6 +476,7 @@ pub fn case_from_seed(seed: u64) -> Case {
 
 pub mod builder_rules;
 pub mod divergence;
+pub mod edges;
 pub mod input;
 pub mod scenario;
 pub mod script;

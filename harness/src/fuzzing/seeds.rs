@@ -8,7 +8,8 @@
 //! ([`SimPrefix`]). The structured targets read [`Unstructured`] bytes that no
 //! saved upload can be turned back into; their seeds are pseudo-random byte
 //! strings chosen so that each one reaches a different outcome (status,
-//! error reason, submits, queue, stop, cancel for `sim_structured`; accepted
+//! error reason, submits, queue, stop, cancel for `sim_structured`, and the
+//! turn budget too for `sim_edges`; accepted
 //! or the kind of refusal for `builder`), each cut to the bytes the generator
 //! actually read.
 
@@ -145,15 +146,20 @@ pub fn corpus_seeds(dir: &Path) -> Result<Vec<Seed>, SeedError> {
     Ok(seeds)
 }
 
-/// What distinguishes one structured run from another for seed selection.
-fn sim_signature(bytes: &[u8]) -> Option<(usize, String)> {
+/// What distinguishes one structured run from another for seed selection
+/// (`sim_structured`'s generator, or with `edges` the block-edge one's).
+fn sim_signature(bytes: &[u8], edges: bool) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
-    crate::fuzzing::case(&mut u).ok()?;
+    let case = if edges {
+        crate::fuzzing::edges::edges_case(&mut u).ok()?
+    } else {
+        crate::fuzzing::case(&mut u).ok()?;
+        crate::fuzzing::targets::structured_case(bytes)?
+    };
     let used = bytes.len() - u.len();
-    let case = crate::fuzzing::targets::structured_case(bytes)?;
     let r = kmst_reference::simulate(&case.upload, &case.params);
     let kinds: BTreeSet<u8> = r.events.iter().map(|e| e.kind).collect();
-    let sig = format!(
+    let mut sig = format!(
         "{:?} {:?} cmds>0:{} queued:{} stopped:{} kinds:{kinds:?} cancel:{}",
         r.status,
         r.error.map(|e| e.reason.number()),
@@ -162,6 +168,9 @@ fn sim_signature(bytes: &[u8]) -> Option<(usize, String)> {
         r.stopped,
         case.params.cancel_pass.is_some()
     );
+    if edges {
+        sig += &format!(" budget:{}", case.params.turn_budget);
+    }
     Some((used, sig))
 }
 
@@ -224,6 +233,7 @@ pub fn structured_seeds(tries: u64, per_target: usize) -> Vec<Seed> {
         (Target::SimStructured, 1024),
         (Target::Builder, 600),
         (Target::Scenario, 2048),
+        (Target::SimEdges, 1024),
     ] {
         let mut seen = BTreeSet::new();
         for s in 0..tries {
@@ -232,7 +242,8 @@ pub fn structured_seeds(tries: u64, per_target: usize) -> Vec<Seed> {
             }
             let bytes = random_bytes(s ^ 0x5EED, len);
             let sig = match target {
-                Target::SimStructured => sim_signature(&bytes),
+                Target::SimStructured => sim_signature(&bytes, false),
+                Target::SimEdges => sim_signature(&bytes, true),
                 Target::Scenario => scenario_signature(&bytes),
                 _ => builder_signature(&bytes),
             };

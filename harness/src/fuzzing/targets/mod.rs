@@ -7,8 +7,9 @@
 //! the [`Divergence`] report; [`fuzz`] panics with that report.
 //!
 //! One module per target, each with its input's decoding and its
-//! comparison: [`check`], [`sim_raw`], [`sim_structured`] (both through the
-//! shared simulation comparison of [`sim`]), [`builder`] and [`scenario`]. This module holds
+//! comparison: [`check`], [`sim_raw`], [`sim_structured`], [`sim_edges`]
+//! (all three through the shared simulation comparison of [`sim`]),
+//! [`builder`] and [`scenario`]. This module holds
 //! what they share: the [`Target`] names, the [`Agreement`] they report and
 //! the dispatch.
 
@@ -26,12 +27,14 @@ pub mod builder;
 pub mod check;
 pub mod scenario;
 pub mod sim;
+pub mod sim_edges;
 pub mod sim_raw;
 pub mod sim_structured;
 
 pub use builder::{builder_params, builder_with};
 pub use check::check_with;
 pub use sim::{Observed, observed_for, sim_all, sim_observed_with, sim_with};
+pub use sim_edges::edges_input;
 pub use sim_structured::{MAX_STRUCTURED_PASSES, structured_case};
 
 /// A fuzz target.
@@ -42,16 +45,18 @@ pub enum Target {
     SimStructured,
     Builder,
     Scenario,
+    SimEdges,
 }
 
 impl Target {
     /// Every target, in the order of `fuzz/Cargo.toml`.
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 6] = [
         Target::Check,
         Target::SimRaw,
         Target::SimStructured,
         Target::Builder,
         Target::Scenario,
+        Target::SimEdges,
     ];
 
     /// Its cargo-fuzz name.
@@ -62,6 +67,7 @@ impl Target {
             Target::SimStructured => "sim_structured",
             Target::Builder => "builder",
             Target::Scenario => "scenario",
+            Target::SimEdges => "sim_edges",
         }
     }
 }
@@ -188,6 +194,7 @@ pub fn run(target: Target, data: &[u8]) -> Result<Agreement, Divergence> {
         Target::SimStructured => sim_structured::sim_structured(data),
         Target::Builder => builder::builder(data),
         Target::Scenario => scenario::scenario(data),
+        Target::SimEdges => sim_edges::sim_edges(data),
     }
 }
 
@@ -227,6 +234,10 @@ pub fn decode_input(target: Target, data: &[u8]) -> (Vec<u8>, Option<Params>) {
                 .and_then(|p| p.upload.ok());
             (built.map(|u| u.encode()).unwrap_or_default(), None)
         }
+        Target::SimEdges => match edges_input(data) {
+            Some(c) => (c.upload, Some(c.params)),
+            None => (Vec::new(), None),
+        },
         // A scenario has several uploads; `kmst replay` prints the scenario.
         Target::Scenario => (Vec::new(), None),
     }
