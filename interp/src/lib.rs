@@ -1,7 +1,7 @@
 //! kmst: the micro-op stream engine.
 //!
 //! - [`ops`]: the one definition of every micro-op, from which the rest is generated.
-//! - [`format`]: the upload layout, encode and decode.
+//! - [`format`](mod@format): the upload layout, encode and decode.
 //! - [`check`]: the optimized checker.
 //! - [`builder`]: the stream builder (S7..S9).
 //! - [`scenario`]: the kernel-scenario builder and the scenario file with

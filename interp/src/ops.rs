@@ -1,6 +1,6 @@
 //! The one definition of every micro-op.
 //!
-//! [`for_each_op!`] lists the 21 micro-ops once: opcode number, name,
+//! [`for_each_op!`](crate::for_each_op) lists the 21 micro-ops once: opcode number, name,
 //! mnemonic, the register fields it reads (S4), what its imm is, and a one-line
 //! meaning. Everything that depends on the set of micro-ops — the [`Opcode`]
 //! enum, the checker's operand validation, the encoder, the disassembler, the
