@@ -194,7 +194,9 @@ pub fn check_run(
 /// check itself run once at set-up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunPlace {
+    /// The RUN's offset into the region (`first`), in bytes.
     pub offset: u64,
+    /// The RUN's length (`count`), in bytes.
     pub length: u64,
     /// The header's req when the upload is at least 64 bytes long.
     pub header_req: Option<u32>,

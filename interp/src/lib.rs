@@ -34,6 +34,8 @@
 // Unsafe code lives in the interpreter (`exec`) alone, every block with its
 // `// SAFETY:` comment and every `unsafe fn` with a `# Safety` section.
 #![deny(unsafe_code)]
+// Every public item documented (CI denies the warning: clippy -D warnings).
+#![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 #[cfg(not(any(

@@ -46,8 +46,11 @@ macro_rules! for_each_op {
 /// A register field of a micro-op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RegField {
+    /// The micro-op's `a` field.
     A,
+    /// The micro-op's `b` field.
     B,
+    /// The micro-op's `c` field.
     C,
 }
 

@@ -29,7 +29,12 @@ pub enum ScenarioBuildError {
     /// The scenario's own rules (S26, S27, S36): which entry, which field, what.
     Scenario(ScenarioError),
     /// The stream to place as `uploads[upload]` does not encode.
-    Stream { upload: usize, error: BuildError },
+    Stream {
+        /// The index in `uploads`.
+        upload: usize,
+        /// What the stream's builder refused.
+        error: BuildError,
+    },
 }
 
 impl fmt::Display for ScenarioBuildError {
@@ -54,8 +59,11 @@ impl From<ScenarioError> for ScenarioBuildError {
 /// Where an upload was placed: `uploads[index]`, `length` bytes at `offset`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placed {
+    /// The index in `uploads` (S36).
     pub index: usize,
+    /// The byte offset in the region, a multiple of 64 (P7).
     pub offset: u64,
+    /// The upload's length in bytes.
     pub length: u64,
 }
 

@@ -31,8 +31,9 @@ pub const QUEUE_CAPACITY: usize = 64;
 pub const QUEUE_WINDOW: usize = 16;
 /// A job overtaken this many times blocks those behind it (S20).
 pub const OVERTAKE_LIMIT: u32 = 1_024;
-/// Flag bits of the command (S1).
+/// The command's exclusive flag bit (S1).
 pub const FLAG_EXCLUSIVE: u8 = 1 << 1;
+/// The command's result flag bit (S1).
 pub const FLAG_RESULT: u8 = 1 << 2;
 /// A first_register/count_register that takes the field from the command.
 pub const FROM_COMMAND: u8 = 0xFF;
