@@ -190,7 +190,7 @@ impl Header {
 /// One 16-byte micro-op. Fields an opcode does not read are kept as they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MicroOp {
-    /// The opcode ([`Opcode`](crate::ops::Opcode)'s number).
+    /// The opcode ([`Opcode`]'s number).
     pub op: u8,
     /// Register field a.
     pub a: u8,
