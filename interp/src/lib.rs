@@ -112,6 +112,11 @@ pub mod scenario;
 
 pub use exec::{Dispatch, Observer, TurnEnd, simulate as simulate_with};
 pub use kmst_types as types;
+
+/// The crate's README.md, whose example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctest;
 pub use kmst_types::{
     Delay, Event, Params, Reason, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
 };
