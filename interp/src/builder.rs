@@ -22,7 +22,7 @@ use crate::ops::Opcode;
 /// Registers the builder hands out: r0..r14 (r15 is the generator state, S7).
 const POOL: u8 = 15;
 
-/// A register of the stream.
+/// A register of the stream, from the pool r0..r14 (S7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Reg(u8);
 
@@ -48,7 +48,8 @@ impl fmt::Display for Reg {
     }
 }
 
-/// A position in the program, bound now ([`Stream::label`]) or later ([`Stream::bind`]).
+/// A position in the program, bound now ([`Stream::label`]) or later
+/// ([`Stream::bind`]); it belongs to the stream that made it (P9).
 ///
 /// A label belongs to the stream that made it: labels are numbered from 0 in
 /// every stream, so the label carries its stream's identity too, and another
@@ -64,7 +65,7 @@ pub struct Label {
 /// The identity of the next [`Stream::new`].
 static NEXT_STREAM: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// A command field or argument: an integer, or a register read when the command is built.
+/// A command field or argument: an integer, or a register read when the command is built (S9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
     /// A value known when the stream is built, written into the template.
@@ -98,7 +99,7 @@ impl From<u64> for Operand {
     }
 }
 
-/// What the builder refuses, naming the field and the value.
+/// What the builder refuses, naming the field and the value (P4, P9).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BuildError {
     /// `max_steps` outside 1..=4,294,967,295 (the check rejects 0; the field is a u32).
@@ -302,7 +303,7 @@ pub fn template(
     Ok(t)
 }
 
-/// A stream under construction.
+/// A stream under construction: the specification's builder (S7..S9, P4).
 #[derive(Clone, Debug)]
 pub struct Stream {
     /// Which stream this is (see [`Label`]).

@@ -16,25 +16,25 @@ use crate::ops::{ImmKind, Opcode, RegField};
 pub const MAGIC: u32 = 0x4B4D_5354;
 /// The only format version.
 pub const VERSION: u32 = 1;
-/// Bytes in the header.
+/// Bytes in the header (S2).
 pub const HEADER_LEN: usize = 64;
-/// Bytes per micro-op.
+/// Bytes per micro-op (S2, S4).
 pub const OP_LEN: usize = 16;
 /// Bytes per command (S1).
 pub const COMMAND_LEN: usize = 64;
-/// Bytes per template: the command, then patches and group registers.
+/// Bytes per template: the command, then patches and group registers (S1, S5).
 pub const TEMPLATE_LEN: usize = 80;
 /// The most micro-ops (and templates) an upload holds.
 pub const MAX_OPS: usize = 65_535;
 /// `first_register` / `count_register` value meaning "take it from the command".
 pub const NO_REGISTER: u8 = 0xFF;
-/// The most patches a template has.
+/// The most patches a template has (S5).
 pub const MAX_PATCHES: usize = 4;
-/// The number of registers; r15 holds the generator state.
+/// The number of registers; r15 holds the generator state (S11).
 pub const REGISTERS: usize = 16;
-/// The number of completion slots.
+/// The number of completion slots (S19).
 pub const SLOTS: usize = 16;
-/// Arguments in a command.
+/// Arguments in a command (S1).
 pub const ARGS: usize = 10;
 
 /// Command flag bits (S1): only `EXCLUSIVE` and `RESULT` may appear in a template.
@@ -162,7 +162,7 @@ pub fn zero_ignored(data: &[u8]) -> Vec<u8> {
     z
 }
 
-/// The header fields that are not derived from the body.
+/// The header fields that are not derived from the body (S2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Header {
     /// The step limit (S2, S17).
@@ -187,7 +187,7 @@ impl Header {
     }
 }
 
-/// One 16-byte micro-op. Fields an opcode does not read are kept as they are.
+/// One 16-byte micro-op. Fields an opcode does not read are kept as they are (S4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MicroOp {
     /// The opcode ([`Opcode`]'s number).
@@ -217,7 +217,7 @@ pub struct Command {
     pub args: [u32; ARGS],
 }
 
-/// One 80-byte command template.
+/// One 80-byte command template (S1, S5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Template {
     /// The command as written, before the patches (S1).
@@ -234,7 +234,7 @@ pub struct Template {
     pub patch_count: u8,
 }
 
-/// A whole upload.
+/// A whole upload (S2): the header, the micro-ops and the templates.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Upload {
     /// The header's own fields (the counts come from `ops` and `templates`).

@@ -23,7 +23,7 @@ use crate::builder::{BuildError, Stream};
 use crate::types::Params;
 use crate::types::scenario::{Entry, HostCommand, Problem, Scenario, ScenarioError, json};
 
-/// What the builder refuses.
+/// What the scenario builder refuses (S26, S27, P7).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScenarioBuildError {
     /// The scenario's own rules (S26, S27, S36): which entry, which field, what.
@@ -56,7 +56,7 @@ impl From<ScenarioError> for ScenarioBuildError {
     }
 }
 
-/// Where an upload was placed: `uploads[index]`, `length` bytes at `offset`.
+/// Where an upload was placed: `uploads[index]`, `length` bytes at `offset` (S26, P7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placed {
     /// The index in `uploads` (S36).
@@ -67,7 +67,7 @@ pub struct Placed {
     pub length: u64,
 }
 
-/// Builds a [`Scenario`] one placement and one host command at a time.
+/// Builds a [`Scenario`] one placement and one host command at a time (S26, S27).
 ///
 /// ```
 /// use kmst::builder::Stream;
