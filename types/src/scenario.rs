@@ -110,7 +110,7 @@ pub struct Scenario {
     host: Vec<HostEntry>,
 }
 
-/// Which part of a scenario an error is about.
+/// Which part of a scenario an error is about (S36).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
     /// The file as a whole, or its top-level object.
@@ -228,7 +228,8 @@ impl fmt::Display for Problem {
     }
 }
 
-/// A scenario that cannot run: which entry, which field, what is wrong.
+/// A scenario that cannot run: which entry, which field, what is wrong
+/// (S25, S26, S36, P7).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
     /// Which part of the scenario.
