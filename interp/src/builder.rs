@@ -22,7 +22,7 @@ use crate::ops::Opcode;
 /// Registers the builder hands out: r0..r14 (r15 is the generator state, S7).
 const POOL: u8 = 15;
 
-/// A register of the stream.
+/// A register of the stream, from the pool r0..r14 (S7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Reg(u8);
 
@@ -48,7 +48,8 @@ impl fmt::Display for Reg {
     }
 }
 
-/// A position in the program, bound now ([`Stream::label`]) or later ([`Stream::bind`]).
+/// A position in the program, bound now ([`Stream::label`]) or later
+/// ([`Stream::bind`]); it belongs to the stream that made it (P9).
 ///
 /// A label belongs to the stream that made it: labels are numbered from 0 in
 /// every stream, so the label carries its stream's identity too, and another
@@ -64,10 +65,13 @@ pub struct Label {
 /// The identity of the next [`Stream::new`].
 static NEXT_STREAM: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// A command field or argument: an integer, or a register read when the command is built.
+/// A command field or argument: an integer, or a register read when the command is built (S9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
+    /// A value known when the stream is built, written into the template.
     Int(i64),
+    /// A register whose value a patch writes into the command when the
+    /// micro-op runs (S1's patches; at most four per template).
     Reg(Reg),
 }
 
@@ -95,7 +99,7 @@ impl From<u64> for Operand {
     }
 }
 
-/// What the builder refuses, naming the field and the value.
+/// What the builder refuses, naming the field and the value (P4, P9).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BuildError {
     /// `max_steps` outside 1..=4,294,967,295 (the check rejects 0; the field is a u32).
@@ -109,7 +113,12 @@ pub enum BuildError {
     /// A wait count outside 0..=4,294,967,295.
     WaitCount(i64),
     /// An immediate of `op` that does not fit 32 bits.
-    Immediate { op: &'static str, value: i64 },
+    Immediate {
+        /// The micro-op's mnemonic.
+        op: &'static str,
+        /// The immediate asked for.
+        value: i64,
+    },
     /// A constant that does not fit 32 bits.
     Constant(i64),
     /// More than 65,535 micro-ops (prologue included).
@@ -117,7 +126,12 @@ pub enum BuildError {
     /// No micro-op at all (the check needs op_count >= 1).
     Empty,
     /// Asked for more registers than are free.
-    TooManyRegisters { asked: usize, free: usize },
+    TooManyRegisters {
+        /// How many registers were asked for.
+        asked: usize,
+        /// How many of r0..r14 were still free (S7).
+        free: usize,
+    },
     /// A handler outside 1..=239.
     Handler(i64),
     /// More than ten arguments.
@@ -125,9 +139,19 @@ pub enum BuildError {
     /// More than four register arguments.
     TooManyRegisterArgs(usize),
     /// An argument that does not fit 32 bits.
-    Argument { index: usize, value: i64 },
+    Argument {
+        /// The argument's index (0..=9).
+        index: usize,
+        /// The value asked for.
+        value: i64,
+    },
     /// A group field (`first` or `count`) that does not fit 16 bits.
-    GroupField { field: &'static str, value: i64 },
+    GroupField {
+        /// `"first"` or `"count"`.
+        field: &'static str,
+        /// The value asked for.
+        value: i64,
+    },
     /// An enqueue count that does not fit 32 bits.
     EnqueueCount(i64),
     /// A label made by `forward` that was never bound.
@@ -137,7 +161,12 @@ pub enum BuildError {
     /// A label not made by this stream.
     UnknownLabel(usize),
     /// A jump to a label at the end of the program (the check rejects the target).
-    JumpPastEnd { label: usize, target: usize },
+    JumpPastEnd {
+        /// The label's number within its stream.
+        label: usize,
+        /// The micro-op index it was bound to (the program's length).
+        target: usize,
+    },
 }
 
 /// The smallest and largest integer a 32-bit field takes (negatives as two's complement).
@@ -274,7 +303,7 @@ pub fn template(
     Ok(t)
 }
 
-/// A stream under construction.
+/// A stream under construction: the specification's builder (S7..S9, P4).
 #[derive(Clone, Debug)]
 pub struct Stream {
     /// Which stream this is (see [`Label`]).

@@ -140,7 +140,8 @@ fn first_use(data: &[u8], layout: &Layout, index: u32) -> u32 {
 
 /// What the kernel does before it runs a stream: `Ok` or the first fault.
 ///
-/// The checks run in the order of docs/spec.md "The check" and the first fault wins.
+/// The checks run in the order of docs/spec.md "The check" (S2, S4, S5) and
+/// the first fault wins.
 pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     let layout = check_header(data, region_size)?;
     let ops = &data[HEADER_LEN..HEADER_LEN + layout.op_count as usize * OP_LEN];
@@ -194,7 +195,9 @@ pub fn check_run(
 /// check itself run once at set-up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunPlace {
+    /// The RUN's offset into the region (`first`), in bytes.
     pub offset: u64,
+    /// The RUN's length (`count`), in bytes.
     pub length: u64,
     /// The header's req when the upload is at least 64 bytes long.
     pub header_req: Option<u32>,
@@ -214,7 +217,7 @@ impl RunPlace {
     }
 }
 
-/// The error of every test of `check_run` before the check (reason 1, pc 0).
+/// The error of every test of `check_run` before the check (reason 1, pc 0; S6).
 pub const RUN_REJECTED: StreamError = BAD_HEADER;
 
 /// An upload the check has accepted, read in place without copying.

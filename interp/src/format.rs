@@ -16,43 +16,54 @@ use crate::ops::{ImmKind, Opcode, RegField};
 pub const MAGIC: u32 = 0x4B4D_5354;
 /// The only format version.
 pub const VERSION: u32 = 1;
-/// Bytes in the header.
+/// Bytes in the header (S2).
 pub const HEADER_LEN: usize = 64;
-/// Bytes per micro-op.
+/// Bytes per micro-op (S2, S4).
 pub const OP_LEN: usize = 16;
 /// Bytes per command (S1).
 pub const COMMAND_LEN: usize = 64;
-/// Bytes per template: the command, then patches and group registers.
+/// Bytes per template: the command, then patches and group registers (S1, S5).
 pub const TEMPLATE_LEN: usize = 80;
 /// The most micro-ops (and templates) an upload holds.
 pub const MAX_OPS: usize = 65_535;
 /// `first_register` / `count_register` value meaning "take it from the command".
 pub const NO_REGISTER: u8 = 0xFF;
-/// The most patches a template has.
+/// The most patches a template has (S5).
 pub const MAX_PATCHES: usize = 4;
-/// The number of registers; r15 holds the generator state.
+/// The number of registers; r15 holds the generator state (S11).
 pub const REGISTERS: usize = 16;
-/// The number of completion slots.
+/// The number of completion slots (S19).
 pub const SLOTS: usize = 16;
-/// Arguments in a command.
+/// Arguments in a command (S1).
 pub const ARGS: usize = 10;
 
 /// Command flag bits (S1): only `EXCLUSIVE` and `RESULT` may appear in a template.
 pub mod flags {
+    /// Bit 0, queue (S1); a template may not set it (S5).
     pub const QUEUE: u8 = 1 << 0;
+    /// Bit 1, exclusive (S1).
     pub const EXCLUSIVE: u8 = 1 << 1;
+    /// Bit 2, result (S1).
     pub const RESULT: u8 = 1 << 2;
 }
 
 /// Byte offsets of the header's eight u32 words (S2).
 pub mod header_at {
+    /// The format's magic.
     pub const MAGIC: usize = 0;
+    /// The format's version.
     pub const VERSION: usize = 4;
+    /// The number of micro-ops.
     pub const OP_COUNT: usize = 8;
+    /// The number of command templates.
     pub const COMMAND_COUNT: usize = 12;
+    /// The stream's step limit (S17).
     pub const MAX_STEPS: usize = 16;
+    /// `deadline_microseconds` (S2, S13).
     pub const DEADLINE_US: usize = 20;
+    /// The request id the stream's events carry (S3).
     pub const REQ: usize = 24;
+    /// The seed of r15, the generator state.
     pub const SEED: usize = 28;
 }
 
@@ -151,12 +162,16 @@ pub fn zero_ignored(data: &[u8]) -> Vec<u8> {
     z
 }
 
-/// The header fields that are not derived from the body.
+/// The header fields that are not derived from the body (S2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Header {
+    /// The step limit (S2, S17).
     pub max_steps: u32,
+    /// `deadline_microseconds` (S2): the deadline of every command the stream submits, 0 for the kernel's default (S13).
     pub deadline_us: u32,
+    /// The request id (S2; its events carry it, S3).
     pub req: u32,
+    /// The seed (S2): r15's first value, the generator state.
     pub seed: u32,
 }
 
@@ -172,44 +187,61 @@ impl Header {
     }
 }
 
-/// One 16-byte micro-op. Fields an opcode does not read are kept as they are.
+/// One 16-byte micro-op. Fields an opcode does not read are kept as they are (S4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MicroOp {
+    /// The opcode ([`Opcode`]'s number).
     pub op: u8,
+    /// Register field a.
     pub a: u8,
+    /// Register field b.
     pub b: u8,
+    /// Register field c.
     pub c: u8,
+    /// The immediate; what it means depends on the opcode (S4).
     pub imm: u32,
 }
 
 /// The named fields of a 64-byte command in a template (S1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Command {
+    /// The handler number (S1's byte 0).
     pub handler: u8,
+    /// The flag bits ([`flags`]).
     pub flags: u8,
+    /// The first core of the command's group.
     pub first: u16,
+    /// The number of cores in the group.
     pub count: u16,
+    /// The ten argument words.
     pub args: [u32; ARGS],
 }
 
-/// One 80-byte command template.
+/// One 80-byte command template (S1, S5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Template {
+    /// The command as written, before the patches (S1).
     pub command: Command,
     /// `patch_arg[k]`: the argument patch k writes (0..=9).
     pub patch_arg: [u8; MAX_PATCHES],
     /// `patch_reg[k]`: the register patch k reads (0..=15).
     pub patch_reg: [u8; MAX_PATCHES],
+    /// The register `first` is read from, or [`NO_REGISTER`] for the command's own.
     pub first_register: u8,
+    /// The register `count` is read from, or [`NO_REGISTER`] for the command's own.
     pub count_register: u8,
+    /// How many of the patches are used (0..=4).
     pub patch_count: u8,
 }
 
-/// A whole upload.
+/// A whole upload (S2): the header, the micro-ops and the templates.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Upload {
+    /// The header's own fields (the counts come from `ops` and `templates`).
     pub header: Header,
+    /// The program.
     pub ops: Vec<MicroOp>,
+    /// The command templates, in order (S9).
     pub templates: Vec<Template>,
 }
 

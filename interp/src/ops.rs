@@ -1,6 +1,6 @@
 //! The one definition of every micro-op.
 //!
-//! [`for_each_op!`] lists the 21 micro-ops once: opcode number, name,
+//! [`for_each_op!`](crate::for_each_op) lists the 21 micro-ops once: opcode number, name,
 //! mnemonic, the register fields it reads (S4), what its imm is, and a one-line
 //! meaning. Everything that depends on the set of micro-ops — the [`Opcode`]
 //! enum, the checker's operand validation, the encoder, the disassembler, the
@@ -46,8 +46,11 @@ macro_rules! for_each_op {
 /// A register field of a micro-op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RegField {
+    /// The micro-op's `a` field.
     A,
+    /// The micro-op's `b` field.
     B,
+    /// The micro-op's `c` field.
     C,
 }
 

@@ -23,13 +23,18 @@ use crate::builder::{BuildError, Stream};
 use crate::types::Params;
 use crate::types::scenario::{Entry, HostCommand, Problem, Scenario, ScenarioError, json};
 
-/// What the builder refuses.
+/// What the scenario builder refuses (S26, S27, P7).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScenarioBuildError {
     /// The scenario's own rules (S26, S27, S36): which entry, which field, what.
     Scenario(ScenarioError),
     /// The stream to place as `uploads[upload]` does not encode.
-    Stream { upload: usize, error: BuildError },
+    Stream {
+        /// The index in `uploads`.
+        upload: usize,
+        /// What the stream's builder refused.
+        error: BuildError,
+    },
 }
 
 impl fmt::Display for ScenarioBuildError {
@@ -51,15 +56,18 @@ impl From<ScenarioError> for ScenarioBuildError {
     }
 }
 
-/// Where an upload was placed: `uploads[index]`, `length` bytes at `offset`.
+/// Where an upload was placed: `uploads[index]`, `length` bytes at `offset` (S26, P7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placed {
+    /// The index in `uploads` (S36).
     pub index: usize,
+    /// The byte offset in the region, a multiple of 64 (P7).
     pub offset: u64,
+    /// The upload's length in bytes.
     pub length: u64,
 }
 
-/// Builds a [`Scenario`] one placement and one host command at a time.
+/// Builds a [`Scenario`] one placement and one host command at a time (S26, S27).
 ///
 /// ```
 /// use kmst::builder::Stream;

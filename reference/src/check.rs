@@ -11,15 +11,15 @@ use crate::result::{Reason, StreamError};
 pub const MAGIC: u32 = 0x4B4D_5354;
 /// The only header version.
 pub const VERSION: u32 = 1;
-/// Bytes of the header.
+/// Bytes of the header (S2).
 pub const HEADER_LEN: u64 = 64;
-/// Bytes of one micro-op.
+/// Bytes of one micro-op (S2).
 pub const OP_LEN: u64 = 16;
-/// Bytes of one command template.
+/// Bytes of one command template (S2).
 pub const TEMPLATE_LEN: u64 = 80;
 /// Most micro-ops (and most templates) of a stream.
 pub const MAX_OPS: u32 = 65_535;
-/// The register that must be below this number.
+/// The register that must be below this number (reason 4, S4).
 pub const REGISTERS: u8 = 16;
 
 /// What a micro-op's imm means to the check (S4).
@@ -117,7 +117,8 @@ fn fault(reason: Reason, pc: u32) -> Result<(), StreamError> {
     Err(StreamError { reason, pc })
 }
 
-/// What the kernel does before it runs a stream: `Ok` or the first fault.
+/// What the kernel does before it runs a stream: `Ok` or the first fault
+/// (S2, S4, S5).
 pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     let len = data.len() as u64;
     // 1. The header (reason 1, pc 0); the order within it is that of the spec.

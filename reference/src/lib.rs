@@ -4,7 +4,7 @@
 //! `corpus/` and every fuzz target is judged against it. Its only goals are to be
 //! right and to read like the specification (docs/spec.md, rulings
 //! S1..S25 in docs/semantics.md). It depends on nothing of `kmst` on purpose: it has
-//! its own small checker ([`check`]) and its own pass-by-pass simulator
+//! its own small checker ([`check`](mod@check)) and its own pass-by-pass simulator
 //! ([`simulate`]), so that the optimized code can be tested against it.
 //!
 //! [`simulate_scenario`] runs the whole kernel (S26..S36): up to four streams
@@ -18,6 +18,8 @@
 //! this crate's own code ([`Models`] for the completion models), never the
 //! engine's.
 #![forbid(unsafe_code)]
+// Every public item documented (CI denies the warning: clippy -D warnings).
+#![warn(missing_docs)]
 
 pub mod check;
 pub mod models;

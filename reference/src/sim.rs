@@ -23,18 +23,19 @@ use crate::params::Params;
 use crate::program::{Op, Program, Template};
 use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand, kind};
 
-/// Completion slots (docs/spec.md "Streams, commands and the grid").
+/// Completion slots (docs/spec.md "Streams, commands and the grid"; S19).
 pub const SLOTS: usize = 16;
-/// Most waiting jobs in the queue.
+/// Most waiting jobs in the queue (S18, S20).
 pub const QUEUE_CAPACITY: usize = 64;
 /// Jobs the queue looks at per turn (S20).
 pub const QUEUE_WINDOW: usize = 16;
 /// A job overtaken this many times blocks those behind it (S20).
 pub const OVERTAKE_LIMIT: u32 = 1_024;
-/// Flag bits of the command (S1).
+/// The command's exclusive flag bit (S1).
 pub const FLAG_EXCLUSIVE: u8 = 1 << 1;
+/// The command's result flag bit (S1).
 pub const FLAG_RESULT: u8 = 1 << 2;
-/// A first_register/count_register that takes the field from the command.
+/// A first_register/count_register that takes the field from the command (S9).
 pub const FROM_COMMAND: u8 = 0xFF;
 
 /// A busy completion slot.
@@ -112,7 +113,8 @@ struct Sim<'p> {
     out: SimResult,
 }
 
-/// Runs the check and then the stream as the kernel would.
+/// Runs the check and then the stream as the kernel would (S11..S25; a
+/// rejected upload: P1).
 pub fn simulate(upload: &[u8], params: &Params) -> SimResult {
     let checked = check::check(upload, params.region_size).err();
     let mut sim = Sim::new(upload, params, checked);

@@ -14,6 +14,8 @@
 //! `no_std` with `alloc`; feature `json` brings `std` (the reader opens files).
 #![no_std]
 #![forbid(unsafe_code)]
+// Every public item documented (CI denies the warning: clippy -D warnings).
+#![warn(missing_docs)]
 
 extern crate alloc;
 #[cfg(feature = "json")]

@@ -22,7 +22,12 @@ pub enum Delay {
     /// Never acknowledged.
     Never,
     /// `base + sequence % modulo` (modulo >= 1).
-    Cycle { base: u32, modulo: u32 },
+    Cycle {
+        /// The delay of sequence 0, in passes.
+        base: u32,
+        /// The period (>= 1, S25).
+        modulo: u32,
+    },
     /// Entry `sequence % len` (non-empty); `None` entries are never acknowledged.
     Table(Vec<Option<u32>>),
     /// Any function of the submitted command.
@@ -47,7 +52,9 @@ pub enum ResultModel {
 /// Every parameter of a run (docs/spec.md "The simulator", S23..S25).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
+    /// How many passes after its submit a command is acknowledged (S12, S23).
     pub delay: Delay,
+    /// The result an acknowledgement carries (S23).
     pub result: ResultModel,
     /// Replaces the header's deadline when given (>= 1).
     pub deadline_passes: Option<u64>,

@@ -77,8 +77,12 @@ pub struct SubmittedCommand {
     pub sequence: u64,
     /// The completion slot, 0..16.
     pub slot: u8,
+    /// The command's handler (S1).
     pub handler: u8,
+    /// The group's first core, as submitted (patched from a register if the
+    /// template names one).
     pub first: u32,
+    /// The group's core count, as submitted.
     pub count: u32,
     /// The template's flag byte (never the queue bit).
     pub flags: u8,
@@ -94,27 +98,37 @@ pub struct SubmittedCommand {
 
 /// Event kinds (docs/spec.md "Events and errors").
 pub mod kind {
+    /// `KM_EVENT_TIMEOUT`: a late command stopped the grid (S14, S33).
     pub const TIMEOUT: u8 = 1;
+    /// `KM_EVENT_STREAM`: posted by `EVENT a`.
     pub const STREAM: u8 = 4;
+    /// `KM_EVENT_STREAM_END`: HALT ended the stream.
     pub const STREAM_END: u8 = 5;
+    /// `KM_EVENT_STREAM_ERROR`: a stream's error or a rejected upload (S21).
     pub const STREAM_ERROR: u8 = 6;
 }
 
 /// One posted event (S22).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Event {
+    /// One of [`kind`]'s constants.
     pub kind: u8,
+    /// The req of the stream it is about (S3 for a rejected upload).
     pub req: u32,
     /// The 24-bit auxiliary.
     pub auxiliary: u32,
+    /// The pass it was posted in (S22).
     pub pass_index: u64,
 }
 
 /// How a run ended (S16).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {
+    /// HALT ended the stream (`"ended"`).
     Ended,
+    /// The stream ended with an error, or the check rejected it (`"error"`).
     Error,
+    /// Still active when the run stopped at `max_passes` (`"stuck"`).
     Stuck,
 }
 
@@ -125,11 +139,15 @@ pub struct SimResult {
     pub params: Params,
     /// `None` when the check accepted the upload.
     pub check: Option<StreamError>,
+    /// Every command that took a slot, in submit order (S19).
     pub commands: Vec<SubmittedCommand>,
+    /// Every posted event, in order (S22).
     pub events: Vec<Event>,
+    /// How the stream ended (S16).
     pub status: Status,
     /// Pass index of the last event plus one (0 if none).
     pub passes: u64,
+    /// The stream's error (S21), `None` if it had none.
     pub error: Option<StreamError>,
     /// The full 32-bit halt register when HALT ended the stream.
     pub halt: Option<u32>,

@@ -26,6 +26,7 @@ use crate::params::{Params, ParamsError};
 pub struct Upload {
     /// A multiple of 64; `offset + bytes.len() <= region_size`.
     pub offset: u64,
+    /// The bytes.
     pub bytes: Vec<u8>,
 }
 
@@ -33,26 +34,48 @@ pub struct Upload {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HostCommand {
     /// `KM_HANDLER_RUN`: start the stream at `[offset, offset + length)` (S28).
-    Run { offset: u32, length: u32 },
+    Run {
+        /// The upload's byte offset in the region.
+        offset: u32,
+        /// The upload's length in bytes.
+        length: u32,
+    },
     /// `KM_HANDLER_CANCEL`: end the active stream with this header req (S34).
-    Cancel { req: u32 },
+    Cancel {
+        /// The header req of the stream to end.
+        req: u32,
+    },
     /// `KM_HANDLER_DEADLINE`: the default deadline becomes `us` passes (S31).
-    Deadline { us: u32 },
+    Deadline {
+        /// The new default deadline.
+        us: u32,
+    },
     /// A plain command from the host on a fixed group (S32).
     Submit {
+        /// The handler (S1).
         handler: u32,
+        /// The group's first core.
         first: u32,
+        /// The group's core count.
         count: u32,
+        /// The ten argument words.
         args: [u32; 10],
+        /// The exclusive flag (S1).
         exclusive: bool,
+        /// The result flag (S1).
         result: bool,
     },
     /// A queued command from the host; the allocator chooses first (S32).
     Enqueue {
+        /// The handler (S1).
         handler: u32,
+        /// The group's core count.
         count: u32,
+        /// The ten argument words.
         args: [u32; 10],
+        /// The exclusive flag (S1).
         exclusive: bool,
+        /// The result flag (S1).
         result: bool,
     },
 }
@@ -73,7 +96,9 @@ impl HostCommand {
 /// A host command and the pass in which the host sends it (S26).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostEntry {
+    /// The pass whose host-command phase sends it (S22, S29).
     pub pass: u64,
+    /// The command.
     pub command: HostCommand,
 }
 
@@ -85,7 +110,7 @@ pub struct Scenario {
     host: Vec<HostEntry>,
 }
 
-/// Which part of a scenario an error is about.
+/// Which part of a scenario an error is about (S36).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
     /// The file as a whole, or its top-level object.
@@ -135,19 +160,32 @@ pub enum Problem {
     /// A `run` without `length` where no upload is placed at its offset (S36).
     RunWithoutLength(u32),
     /// A pass earlier than the previous entry's (S26).
-    OutOfOrder { pass: u64, previous: u64 },
+    OutOfOrder {
+        /// This entry's pass.
+        pass: u64,
+        /// The previous entry's pass.
+        previous: u64,
+    },
     /// A placement whose offset is not a multiple of 64 (S26).
     Misaligned(u64),
     /// A placement not wholly inside the region (S26).
     OutsideRegion {
+        /// The placement's offset.
         offset: u64,
+        /// The placement's length in bytes.
         length: u64,
+        /// The region's size (S25).
         region_size: u64,
     },
     /// A placement overlapping `uploads[other]` (S26).
     Overlaps(usize),
     /// An upload file that cannot be read.
-    File { path: String, message: String },
+    File {
+        /// The path as the scenario file names it.
+        path: String,
+        /// The system's error message.
+        message: String,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -190,17 +228,21 @@ impl fmt::Display for Problem {
     }
 }
 
-/// A scenario that cannot run: which entry, which field, what is wrong.
+/// A scenario that cannot run: which entry, which field, what is wrong
+/// (S25, S26, S36, P7).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
+    /// Which part of the scenario.
     pub entry: Entry,
     /// The key path inside the entry (`run.length`, `offset`, ...), or "" for
     /// the entry as a whole.
     pub field: String,
+    /// What is wrong.
     pub problem: Problem,
 }
 
 impl ScenarioError {
+    /// The error about `field` of `entry`.
     pub fn new(entry: Entry, field: impl Into<String>, problem: Problem) -> ScenarioError {
         ScenarioError {
             entry,
@@ -356,6 +398,7 @@ impl Scenario {
         Ok(s)
     }
 
+    /// The parameters of the run (S25; never a `cancel_pass`, S26).
     pub fn params(&self) -> &Params {
         &self.params
     }

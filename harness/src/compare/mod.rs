@@ -11,7 +11,7 @@
 //!   beside the host, sources in `corpus/bench/`) or any scenario file;
 //! - the agreement check: every variant's answer must equal the reference
 //!   model's ([`check_agreement`], which names the first differing field);
-//! - micro-op counting in a separate, untimed run through an [`Observer`]
+//! - micro-op counting in a separate, untimed run through an [`Observer`](kmst::Observer)
 //!   ([`count_ops`]), so the timed runs carry no counting cost;
 //! - timing: the variants run round-robin, sample by sample, so that a load
 //!   change on a shared machine hits every variant alike, and each speed-up is

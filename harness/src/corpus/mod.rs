@@ -12,7 +12,7 @@
 //! - this module: where the corpus is and how a stream's source is found;
 //! - [`answer`]: a stream's saved answer as the reference model gives it;
 //! - [`expect`]: the hand-worked `;@ expect` parts an answer must contain;
-//! - [`render`]: the fixed, readable layout of a saved `.json`;
+//! - [`render`](mod@render): the fixed, readable layout of a saved `.json`;
 //! - [`replay`]: checking saved answers against every implementation, and
 //!   writing them;
 //! - [`replace`]: replacing a file whole or not at all (every tool that

@@ -28,7 +28,7 @@
 //! A kernel scenario ([`profile_scenario_traced`]) has the same time axis,
 //! writer and limit, with a track per stream, one for the host commands and
 //! one per slot whose slices are named by the stream or the host that made
-//! the command (see [`scenario`]).
+//! the command (see `scenario`).
 
 use std::io::{self, Write};
 

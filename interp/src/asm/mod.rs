@@ -19,8 +19,11 @@ pub use parse::assemble;
 /// A `.kms` error: where (1-based line and column) and what.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmError {
+    /// The 1-based line of the source.
     pub line: usize,
+    /// The 1-based column (in characters) within the line.
     pub column: usize,
+    /// What is wrong, in one line.
     pub message: String,
 }
 

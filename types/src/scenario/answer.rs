@@ -16,20 +16,26 @@ use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedComm
 pub struct StreamOutcome {
     /// The header's req.
     pub req: u32,
+    /// The RUN's offset.
     pub offset: u32,
+    /// The RUN's length.
     pub length: u32,
     /// The pass it started in.
     pub pass: u64,
     /// "stuck" when still active at the end of the run (S35).
     pub status: Status,
+    /// The stream's error (S21), `None` if it had none.
     pub error: Option<StreamError>,
+    /// The full 32-bit halt register when HALT ended the stream.
     pub halt: Option<u32>,
 }
 
 /// What became of a host command (S27, S36).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// Taken in its pass (for a RUN: the stream started, S28).
     Taken,
+    /// Rejected, with the reason (S28, S31, S32, S34; a RUN's: P8).
     Rejected(Reason),
     /// Neither taken nor rejected when the run ended.
     Waiting,
@@ -40,6 +46,7 @@ pub enum Outcome {
 pub struct HostOutcome {
     /// The pass it was taken or rejected in; `None` while waiting.
     pub pass: Option<u64>,
+    /// Taken, rejected or still waiting.
     pub outcome: Outcome,
     /// For a taken RUN, its index in `streams`.
     pub stream: Option<usize>,
@@ -57,6 +64,7 @@ impl HostOutcome {
 /// A submitted command (S19) and who made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScenarioCommand {
+    /// The command (S19).
     pub command: SubmittedCommand,
     /// The index in `streams` of the stream that made it; `None` for the host.
     pub stream: Option<usize>,
@@ -71,7 +79,9 @@ pub struct ScenarioResult {
     pub streams: Vec<StreamOutcome>,
     /// One per host command, in list order.
     pub host: Vec<HostOutcome>,
+    /// Every command that took a slot, in submit order (S19, S36).
     pub commands: Vec<ScenarioCommand>,
+    /// Every posted event, in order (S22, S29).
     pub events: Vec<Event>,
     /// True when a late command stopped the grid (S33).
     pub stopped: bool,

@@ -29,7 +29,7 @@ fn fail<T>(entry: Entry, field: impl Into<String>, problem: Problem) -> Result<T
     Err(ScenarioError::new(entry, field, problem))
 }
 
-/// Reads the scenario file at `path`; uploads are read as raw bytes,
+/// Reads the scenario file at `path` (S36, P7); uploads are read as raw bytes,
 /// relative to the file's folder.
 pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path).or_else(|e| {
@@ -47,7 +47,7 @@ pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
     })
 }
 
-/// Reads a scenario from its JSON text; `path` is the scenario file's (each
+/// Reads a scenario from its JSON text (S36, P7); `path` is the scenario file's (each
 /// upload's `file` is relative to its folder), `load` reads one upload.
 pub fn from_json(text: &str, path: &Path, load: &mut Loader) -> Result<Scenario, ScenarioError> {
     let value: Value = serde_json::from_str(text)

@@ -5,22 +5,22 @@
 //! variant is a file holding its loop and how it finds the next handler,
 //! nothing else:
 //!
-//! - [`tail`] (feature `tail`, nightly; the default when built): a static table of handlers, each ending in a
+//! - `tail` (feature `tail`, nightly; the default when built): a static table of handlers, each ending in a
 //!   guaranteed tail call (`become`) through the table;
-//! - [`threaded`] (feature `threaded`, nightly): each instruction carries its
+//! - `threaded` (feature `threaded`, nightly): each instruction carries its
 //!   handler pointer;
-//! - [`switch`] (feature `switch`; stable Rust): `loop { match op { .. } }`;
-//! - [`subroutine`] (feature `subroutine`; stable Rust): a loop calls each
+//! - `switch` (feature `switch`; stable Rust): `loop { match op { .. } }`;
+//! - `subroutine` (feature `subroutine`; stable Rust): a loop calls each
 //!   unit through a table of function pointers, and the unit returns;
-//! - [`indirect`] (feature `indirect`, nightly): each unit's handler
+//! - `indirect` (feature `indirect`, nightly): each unit's handler
 //!   tail-calls one central dispatch function, which matches the next `op`;
-//! - [`loop_match`] (feature `loop_match`, nightly): the switch loop as a
+//! - `loop_match` (feature `loop_match`, nightly): the switch loop as a
 //!   `#[loop_match]` state machine;
-//! - [`jit`] (feature `jit`): the program compiled with Cranelift
+//! - `jit` (feature `jit`): the program compiled with Cranelift
 //!   (exec/jit/), the micro-ops that read or change the kernel run by the
 //!   subroutine loop's units one at a time.
 //!
-//! The tail and threaded variants share their handlers ([`chain`]): counted,
+//! The tail and threaded variants share their handlers (`chain`): counted,
 //! charged and head handlers generated from the same bodies, charging a
 //! block's fuel at its head. The other four count the fuel per micro-op
 //! through the same units (`step::Unit`), or, the switch loop, the bodies.

@@ -1,10 +1,10 @@
 //! The pass loop of the fast kernel (docs/spec.md "The kernel", S11..S22 for
 //! one stream, S26..S35 for the whole kernel), the stream turn around the
 //! dispatch loops, and the idle skip. This file sets a run up and gives its
-//! answer; the pass loop and the idle skip are [`passes`], the turns
-//! [`turn`], the turn budget, the quick passes and the spans' length
-//! [`budget`], the streams' ends [`streams`], the host's commands [`host`]
-//! and [`host_phase`].
+//! answer; the pass loop and the idle skip are `passes`, the turns
+//! `turn`, the turn budget, the quick passes and the spans' length
+//! `budget`, the streams' ends `streams`, the host's commands `host`
+//! and `host_phase`.
 //!
 //! A [`Machine`] runs either one stream ([`Machine::new`], the simulator of
 //! docs/spec.md) or a kernel scenario ([`Machine::new_scenario`]: up to four
@@ -31,12 +31,12 @@
 //! docs/dispatch.md.
 //!
 //! **Spans of quick passes.** While the one active stream runs quick passes
-//! (its turn is all that happens in them: [`budget`], docs/dispatch.md
+//! (its turn is all that happens in them: `budget`, docs/dispatch.md
 //! "Quick passes"), the turns of the next `span` such passes run in the
 //! same chain of handlers with `span + 1` budgets of fuel; a micro-op that
 //! reads or changes the kernel returns
-//! [`Exit::Resync`](crate::exec::inst::Exit::Resync) first, and the kernel
-//! splits the fuel used back into whole turns ([`turn`], `budget::split_span`;
+//! `Exit::Resync` first, and the kernel
+//! splits the fuel used back into whole turns (`turn`, `budget::split_span`;
 //! docs/dispatch.md "Spans of quick passes").
 
 mod budget;
