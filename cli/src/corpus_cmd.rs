@@ -151,12 +151,17 @@ fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliErr
         names.len() - contradicted
     };
     eprintln!(
-        "wrote {written} of {} streams in {}{}",
-        names.len(),
+        "wrote {written} of {} in {}{}",
+        crate::progress::count(names.len() as u64, "stream", "streams"),
         dir.display(),
         if contradicted > 0 {
             format!(
-                "; {contradicted} contradict their `;@ expect`{}",
+                "; {contradicted} {} their `;@ expect`{}",
+                if contradicted == 1 {
+                    "contradicts"
+                } else {
+                    "contradict"
+                },
                 if force {
                     " (written anyway)"
                 } else {
@@ -192,23 +197,31 @@ fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
         }
     }
     progress.clear();
-    let mut with: Vec<String> = impls.iter().map(|i| i.name()).collect();
-    with.push("the checker".into());
+    let with: Vec<String> = impls.iter().map(|i| i.name()).collect();
     eprintln!(
-        "checked {} streams against {}: {}",
-        names.len(),
+        "checked {}: each `.bin` against its source assembled, and each saved answer \
+         against its source's `;@ params` and `;@ expect` and against the answer (the \
+         check's verdict and the run) of {}: {}",
+        crate::progress::count(names.len() as u64, "stream", "streams"),
         with.join(", "),
-        if failing == 0 {
-            "all match".to_owned()
-        } else {
-            format!("{failing} do not match")
-        }
+        verdict(failing, names.len())
     );
     Ok(if failing > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `all match`, or how many of `total` do not.
+fn verdict(failing: usize, total: usize) -> String {
+    match (failing, total) {
+        (0, 1) => "it matches".to_owned(),
+        (0, _) => "all match".to_owned(),
+        (1, 1) => "it does not match".to_owned(),
+        (1, _) => format!("1 of {total} does not match"),
+        _ => format!("{failing} of {total} do not match"),
+    }
 }
 
 fn worst(a: ExitCode, b: ExitCode) -> ExitCode {
@@ -278,11 +291,18 @@ fn write_scenarios(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCo
         names.len() - contradicted
     };
     eprintln!(
-        "wrote {written} of {} scenarios in {}{}",
-        names.len(),
+        "wrote {written} of {} in {}{}",
+        crate::progress::count(names.len() as u64, "scenario", "scenarios"),
         dir.display(),
         if contradicted > 0 {
-            format!("; {contradicted} contradict their `expect`")
+            format!(
+                "; {contradicted} {} their `expect`",
+                if contradicted == 1 {
+                    "contradicts"
+                } else {
+                    "contradict"
+                }
+            )
         } else {
             String::new()
         }
@@ -315,14 +335,11 @@ fn check_scenarios(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError>
     }
     progress.clear();
     eprintln!(
-        "checked {} scenarios against {}: {}",
-        names.len(),
+        "checked {}: the `.bin` of each `.kms` upload against its source assembled, and \
+         each saved answer against its `expect` and against the answer of {}: {}",
+        crate::progress::count(names.len() as u64, "scenario", "scenarios"),
         corpus::scenario::scenario_implementations(&impls).join(", "),
-        if failing == 0 {
-            "all match".to_owned()
-        } else {
-            format!("{failing} do not match")
-        }
+        verdict(failing, names.len())
     );
     Ok(if failing > 0 {
         ExitCode::from(1)

@@ -402,7 +402,7 @@ impl PyScenario {
                 "",
                 Problem::File {
                     path: path.display().to_string(),
-                    message: e.to_string(),
+                    message: format!("cannot be read: {e}"),
                 },
             ))
         })?;
