@@ -33,6 +33,10 @@ pub fn value_label(v: f64) -> String {
 /// One bar: its variant's index, the speed-up summary.
 type Bars = Vec<(usize, Summary)>;
 
+/// A row of the chart: its panel (by size), whether it continues the row
+/// before, and its workloads with their bars.
+type Row<'a> = (i32, bool, Vec<&'a (&'a WorkloadResult, Bars)>);
+
 /// The chart of `report`'s speed-ups over `baseline`.
 pub fn render_svg(report: &Report, baseline: Implementation) -> Result<String, String> {
     use plotters::prelude::*;
@@ -77,7 +81,7 @@ pub fn render_svg(report: &Report, baseline: Implementation) -> Result<String, S
     panels.sort_by_key(|p| p.0);
     // At most PER_ROW workloads side by side; a larger panel goes on in
     // the next row, on its own scale too.
-    let panels: Vec<(i32, bool, Vec<&(&WorkloadResult, Bars)>)> = panels
+    let panels: Vec<Row> = panels
         .into_iter()
         .flat_map(|(key, members)| {
             members
