@@ -227,3 +227,16 @@ fn host_commands_waiting_together_are_not_nested_in_the_trace() {
     let submit = slices.iter().find(|s| s.3 == "submit taken").unwrap();
     assert_eq!((submit.1, submit.2), (1.0, 3.0));
 }
+
+#[test]
+fn replay_counts_one_byte_in_the_singular() {
+    // One byte: an upload too short for its header, which every
+    // implementation's check rejects alike (reason 1).
+    let one = common::temp_in("messages", "", "one_byte", b"\x07");
+    let (code, out, err) = kmst(&["replay", "--target", "check", one.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("one_byte (1 byte): every implementation agrees"),
+        "{out}"
+    );
+}
