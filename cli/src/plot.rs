@@ -168,13 +168,16 @@ pub fn render_svg(report: &Report, baseline: Implementation) -> Result<String, S
         }
         let areas = plots.split_evenly((panels.len(), 1));
         for ((key, continued, members), area) in panels.iter().zip(areas) {
+            // The scale fits the bars (the medians) and the baseline's 1x,
+            // with room above for the labels; a whisker past it is cut at
+            // the top, so one noisy interval does not flatten the panel.
             let top_value = members
                 .iter()
-                .flat_map(|m| m.1.iter().map(|(_, s)| s.median_hi.max(s.median)))
+                .flat_map(|m| m.1.iter().map(|(_, s)| s.median))
                 .filter(|v| v.is_finite())
                 .fold(1.0f64, f64::max);
-            // Room above the tallest bar for its label.
-            let y_max = top_value * 1.3;
+            let y_max = top_value * 1.35;
+            let label_top = top_value * 1.08;
             let mut title = if *key == 0 {
                 "speed-ups below 10x".to_owned()
             } else {
@@ -238,8 +241,9 @@ pub fn render_svg(report: &Report, baseline: Implementation) -> Result<String, S
                             BLACK.stroke_width(1),
                         )])
                         .map_err(e)?;
-                    // The value, upright above the bar (and its whisker).
-                    let above = s.median_hi.max(s.median).min(y_max) + y_max * 0.01;
+                    // The value, upright above the bar and its whisker
+                    // (below the top when the whisker is cut there).
+                    let above = s.median_hi.max(s.median).min(label_top) + y_max * 0.01;
                     chart
                         .draw_series([Text::new(
                             value_label(s.median),
