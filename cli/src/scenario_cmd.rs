@@ -254,7 +254,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
                 i.to_string(),
                 st.req.to_string(),
                 format!("{}..{end}", st.offset),
-                st.pass.to_string(),
+                group(st.pass),
                 status.to_string(),
                 error,
                 st.halt.map_or_else(dash, |h| h.to_string()),
@@ -272,7 +272,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
         .zip(&r.host)
         .enumerate()
         .map(|(i, (entry, h))| {
-            let pass = h.pass.map_or_else(dash, |p| p.to_string());
+            let pass = h.pass.map_or_else(dash, group);
             let outcome = match h.outcome {
                 Outcome::Taken => match h.stream {
                     Some(k) => format!("taken: stream {k}"),
@@ -284,7 +284,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
             };
             vec![
                 i.to_string(),
-                entry.pass.to_string(),
+                group(entry.pass),
                 command_text(&entry.command),
                 pass,
                 outcome,

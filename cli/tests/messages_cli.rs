@@ -240,3 +240,33 @@ fn replay_counts_one_byte_in_the_singular() {
         "{out}"
     );
 }
+
+#[test]
+fn scenario_tables_group_passes_by_thousands() {
+    // A CANCEL of an unknown req sent in pass 1,500: rejected in the pass
+    // it is sent in (S26, reason 10), nothing else runs.
+    let file = common::temp_in(
+        "messages",
+        "",
+        "late.json",
+        br#"{"host": [{"pass": 1500, "cancel": 7}]}"#,
+    );
+    let (code, out, err) = kmst(&["scenario", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.contains("cancel 7")).expect(&out);
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        [
+            "0",
+            "1,500",
+            "cancel",
+            "7",
+            "1,500",
+            "rejected:",
+            "reason",
+            "10"
+        ],
+        "{out}"
+    );
+}
