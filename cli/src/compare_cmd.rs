@@ -235,8 +235,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         write_file(path, svg.as_bytes())?;
     }
     let text = if args.json {
-        let mut s =
-            serde_json::to_string_pretty(&compare::to_json(&report)).expect("a JSON value prints");
+        let mut s = serde_json::to_string_pretty(&compare::to_json_over(&report, baseline))
+            .expect("a JSON value prints");
         s.push('\n');
         s
     } else {

@@ -208,6 +208,30 @@ fn baseline_names_the_speedups_of_the_table_and_the_chart() {
     assert!(row.contains(" 1.00  [0%, 0%]"), "{row}");
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.contains("speed-up over switch (higher is faster)"));
+    // The JSON names the baseline and gives each variant's speed-up over it.
+    let out = kmst()
+        .args([
+            "compare",
+            "--quick",
+            "--samples",
+            "3",
+            "--workloads",
+            "long_wait_1",
+            "--variants",
+            "tail,switch",
+            "--baseline",
+            "switch",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["settings"]["baseline"], "switch");
+    let variants = v["workloads"][0]["variants"].as_array().unwrap();
+    let switch = variants.iter().find(|x| x["variant"] == "switch").unwrap();
+    assert_eq!(switch["speedup_vs_baseline"]["median"], 1.0);
+    let tail = variants.iter().find(|x| x["variant"] == "tail").unwrap();
+    assert!(tail["speedup_vs_baseline"]["median"].as_f64().unwrap() > 0.0);
     assert!(svg.contains("which covers 75.0%"), "{svg}");
     // A baseline that is not timed, or not a variant: exit 2, said plainly.
     for (bad, says) in [

@@ -40,7 +40,7 @@ pub use counters::{
 pub use measure::{Report, Settings, VariantResult, WorkloadResult, compare, measure};
 pub use render::{
     TABLE_WIDTH, counters_to_json, fmt3, interval_level, level_text, render_counters_table,
-    render_table, to_json,
+    render_table, to_json, to_json_over,
 };
 pub use stats::{Summary, t975};
 pub use workload::{

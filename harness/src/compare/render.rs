@@ -248,6 +248,17 @@ fn counted(n: u64, one: &str, many: &str) -> String {
 /// `median_ci_level`, `mean`, `stddev`, `mean_ci`); a speed-up is null when
 /// its base was not measured, `ns_per_op` when no micro-op ran.
 pub fn to_json(report: &Report) -> Value {
+    to_json_inner(report, None)
+}
+
+/// [`to_json`] with the speed-ups over `baseline` too, as the table shows
+/// them: `settings.baseline` (its name) and each variant's
+/// `speedup_vs_baseline` (a summary, null when either was not measured).
+pub fn to_json_over(report: &Report, baseline: Implementation) -> Value {
+    to_json_inner(report, Some(baseline))
+}
+
+fn to_json_inner(report: &Report, baseline: Option<Implementation>) -> Value {
     let workloads: Vec<Value> = report
         .workloads
         .iter()
@@ -257,7 +268,7 @@ pub fn to_json(report: &Report) -> Value {
                 .iter()
                 .map(|v| {
                     let run = v.ns_per_run;
-                    json!({
+                    let mut o = json!({
                         "variant": v.variant.name(),
                         "runs_per_sample": v.runs_per_sample,
                         "ns_per_run": run.to_json(),
@@ -270,7 +281,12 @@ pub fn to_json(report: &Report) -> Value {
                         "ops_per_second": w.ops as f64 / run.median * 1e9,
                         "speedup_vs_switch": v.speedup_vs_switch.map_or(Value::Null, Summary::to_json),
                         "speedup_vs_reference": v.speedup_vs_reference.map_or(Value::Null, Summary::to_json),
-                    })
+                    });
+                    if let Some(b) = baseline {
+                        o["speedup_vs_baseline"] =
+                            w.speedup(v.variant, b).map_or(Value::Null, |s| s.to_json());
+                    }
+                    o
                 })
                 .collect();
             json!({
@@ -282,11 +298,15 @@ pub fn to_json(report: &Report) -> Value {
             })
         })
         .collect();
+    let mut settings = json!({
+        "samples": report.settings.samples,
+        "sample_time_ms": report.settings.sample_time.as_millis() as u64,
+    });
+    if let Some(b) = baseline {
+        settings["baseline"] = json!(b.name());
+    }
     json!({
-        "settings": {
-            "samples": report.settings.samples,
-            "sample_time_ms": report.settings.sample_time.as_millis() as u64,
-        },
+        "settings": settings,
         "workloads": workloads,
     })
 }
