@@ -293,3 +293,37 @@ pub fn read_scenario(path: &Path) -> Result<kmst_reference::Scenario, CliError> 
     kmst_harness::answers::strict_json(&text).map_err(|e| input(format!("scenario: {e}")))?;
     Ok(scenario)
 }
+
+/// `--jobs N`, for commands that make many independent runs (the corpus
+/// check, a budget sweep, several files): how many run at once.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct JobsArgs {
+    /// How many runs at once (default: one per core; 1 runs them one after
+    /// another). The output is the same, in the same order, whatever N.
+    #[arg(long, short = 'j', value_parser = crate::run_cmd::in_range::<1, 1024>)]
+    pub jobs: Option<u64>,
+}
+
+impl JobsArgs {
+    /// `f` of every item, on `--jobs` threads, the answers in the items' order.
+    pub fn map<T: Sync, R: Send>(
+        &self,
+        items: &[T],
+        f: impl Fn(&T) -> R + Sync + Send,
+    ) -> Result<Vec<R>, CliError> {
+        use rayon::prelude::*;
+        if rayon::current_thread_index().is_some() {
+            // Already one of the threads (a sweep of one of several files):
+            // these runs share them.
+            return Ok(items.par_iter().map(f).collect());
+        }
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        if let Some(n) = self.jobs {
+            pool = pool.num_threads(n as usize); // in_range: 1..=1024
+        }
+        let pool = pool
+            .build()
+            .map_err(|e| CliError::Usage(format!("--jobs: cannot start the threads: {e}")))?;
+        Ok(pool.install(|| items.par_iter().map(f).collect()))
+    }
+}

@@ -61,9 +61,15 @@ pub struct Args {
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Also draw the times as an SVG bar chart into this file.
+    /// Also draw the speed-ups over --baseline as an SVG bar chart into this
+    /// file (workloads in panels by the size of their speed-ups).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The variant the table's and the chart's speed-ups are over: a
+    /// dispatch variant or `reference` (default: the default variant,
+    /// tail); it must be among the timed variants.
+    #[arg(long, value_name = "NAME", conflicts_with = "counters")]
+    pub baseline: Option<String>,
 }
 
 fn settings(args: &Args) -> Result<Settings, CliError> {
@@ -114,6 +120,30 @@ fn variants(args: &Args) -> Result<Vec<Implementation>, CliError> {
         }
     }
     Ok(out)
+}
+
+/// `--baseline NAME`: an implementation among the timed ones; default the
+/// default variant (or the first timed one when --variants leaves it out).
+fn baseline(args: &Args, timed: &[Implementation]) -> Result<Implementation, CliError> {
+    let Some(name) = &args.baseline else {
+        let default = Implementation::Fast(kmst::exec::Dispatch::default());
+        return Ok(if timed.contains(&default) {
+            default
+        } else {
+            timed[0]
+        });
+    };
+    let b: Implementation = name
+        .parse()
+        .map_err(|e: UnknownImplementation| CliError::Usage(format!("--baseline: {e}")))?;
+    if !timed.contains(&b) {
+        let names: Vec<&str> = timed.iter().map(|i| i.name()).collect();
+        return Err(CliError::Usage(format!(
+            "--baseline {name} is not among the timed variants ({}); add it to --variants",
+            names.join(", ")
+        )));
+    }
+    Ok(b)
 }
 
 /// A workload from a FILE argument, known by its content: a kernel
@@ -185,6 +215,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let settings = settings(&args)?;
     let variants = variants(&args)?;
+    let baseline = baseline(&args, &variants)?;
     let workloads = workloads(&args)?;
     let line = crate::progress::Line::new();
     let outcome = compare::compare(&workloads, &variants, settings, &mut |msg: &str| {
@@ -200,16 +231,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Err(e) => return Err(CliError::Usage(e.to_string())),
     };
     if let Some(path) = &args.plot {
-        let svg = crate::plot::render_svg(&report).map_err(CliError::Usage)?;
+        let svg = crate::plot::render_svg(&report, baseline).map_err(CliError::Usage)?;
         write_file(path, svg.as_bytes())?;
     }
     let text = if args.json {
-        let mut s =
-            serde_json::to_string_pretty(&compare::to_json(&report)).expect("a JSON value prints");
+        let mut s = serde_json::to_string_pretty(&compare::to_json_over(&report, baseline))
+            .expect("a JSON value prints");
         s.push('\n');
         s
     } else {
-        compare::render_table(&report)
+        compare::render_table(&report, baseline)
     };
     print_out(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use kmst_harness::corpus::{self, CorpusError};
 
-use crate::common::{CliError, print_out};
+use crate::common::{CliError, JobsArgs, print_out};
 use crate::progress::Line;
 
 #[derive(clap::Args)]
@@ -36,6 +36,8 @@ enum Action {
     /// Compare every saved answer with the reference model and every dispatch variant
     /// (exit 1 on any mismatch).
     Check {
+        #[command(flatten)]
+        jobs: JobsArgs,
         /// The corpus directory.
         #[arg(long, default_value = corpus::DEFAULT_DIR)]
         dir: PathBuf,
@@ -84,6 +86,25 @@ impl Progress {
     fn clear(&self) {
         self.line.clear();
     }
+
+    /// `f` of every name, `--jobs` at once, the answers in the names'
+    /// order; the line counts the finished ones. Cleared at the end.
+    fn each<R: Send>(
+        &self,
+        jobs: &JobsArgs,
+        names: &[String],
+        f: impl Fn(&str) -> R + Sync + Send,
+    ) -> Result<Vec<R>, CliError> {
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let out = jobs.map(names, |name| {
+            let r = f(name);
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            self.show(n, name);
+            r
+        });
+        self.clear();
+        out
+    }
 }
 
 /// The streams to work on: `names`, or every `.kms` in `dir`; none is an error.
@@ -117,13 +138,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Ok(worst(a, b))
         }
         Action::Check {
+            jobs,
             dir,
             scenario_dir,
             names,
         } => {
             let (streams, scenarios) = split_names(&dir, scenario_dir, names)?;
-            let a = streams.map_or(Ok(ExitCode::SUCCESS), |n| check(&dir, n))?;
-            let b = scenarios.map_or(Ok(ExitCode::SUCCESS), |(d, n)| check_scenarios(&d, n))?;
+            let a = streams.map_or(Ok(ExitCode::SUCCESS), |n| check(&dir, n, jobs))?;
+            let b =
+                scenarios.map_or(Ok(ExitCode::SUCCESS), |(d, n)| check_scenarios(&d, n, jobs))?;
             Ok(worst(a, b))
         }
     }
@@ -151,12 +174,17 @@ fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliErr
         names.len() - contradicted
     };
     eprintln!(
-        "wrote {written} of {} streams in {}{}",
-        names.len(),
+        "wrote {written} of {} in {}{}",
+        crate::progress::count(names.len() as u64, "stream", "streams"),
         dir.display(),
         if contradicted > 0 {
             format!(
-                "; {contradicted} contradict their `;@ expect`{}",
+                "; {contradicted} {} their `;@ expect`{}",
+                if contradicted == 1 {
+                    "contradicts"
+                } else {
+                    "contradict"
+                },
                 if force {
                     " (written anyway)"
                 } else {
@@ -174,15 +202,18 @@ fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliErr
     })
 }
 
-fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
+fn check(dir: &Path, names: Vec<String>, jobs: JobsArgs) -> Result<ExitCode, CliError> {
     let names = names_in(dir, names)?;
     let impls = kmst_harness::answers::implementations();
     let progress = Progress::new(names.len());
+    // Every stream on its own (--jobs at once), then the reports in order.
+    let results = progress.each(&jobs, &names, |name| {
+        let saved = corpus::load_saved(dir, name)?;
+        corpus::check_saved(&saved, &kmst_harness::answers::implementations())
+    })?;
     let mut failing = 0;
-    for (i, name) in names.iter().enumerate() {
-        progress.show(i, name);
-        let saved = corpus::load_saved(dir, name).map_err(corpus_err)?;
-        let found = corpus::check_saved(&saved, &impls).map_err(corpus_err)?;
+    for found in results {
+        let found = found.map_err(corpus_err)?;
         if !found.is_empty() {
             failing += 1;
             progress.clear();
@@ -192,23 +223,31 @@ fn check(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
         }
     }
     progress.clear();
-    let mut with: Vec<String> = impls.iter().map(|i| i.name()).collect();
-    with.push("the checker".into());
+    let with: Vec<String> = impls.iter().map(|i| i.name()).collect();
     eprintln!(
-        "checked {} streams against {}: {}",
-        names.len(),
+        "checked {}: each `.bin` against its source assembled, and each saved answer \
+         against its source's `;@ params` and `;@ expect` and against the answer (the \
+         check's verdict and the run) of {}: {}",
+        crate::progress::count(names.len() as u64, "stream", "streams"),
         with.join(", "),
-        if failing == 0 {
-            "all match".to_owned()
-        } else {
-            format!("{failing} do not match")
-        }
+        verdict(failing, names.len())
     );
     Ok(if failing > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `all match`, or how many of `total` do not.
+fn verdict(failing: usize, total: usize) -> String {
+    match (failing, total) {
+        (0, 1) => "it matches".to_owned(),
+        (0, _) => "all match".to_owned(),
+        (1, 1) => "it does not match".to_owned(),
+        (1, _) => format!("1 of {total} does not match"),
+        _ => format!("{failing} of {total} do not match"),
+    }
 }
 
 fn worst(a: ExitCode, b: ExitCode) -> ExitCode {
@@ -278,11 +317,18 @@ fn write_scenarios(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCo
         names.len() - contradicted
     };
     eprintln!(
-        "wrote {written} of {} scenarios in {}{}",
-        names.len(),
+        "wrote {written} of {} in {}{}",
+        crate::progress::count(names.len() as u64, "scenario", "scenarios"),
         dir.display(),
         if contradicted > 0 {
-            format!("; {contradicted} contradict their `expect`")
+            format!(
+                "; {contradicted} {} their `expect`",
+                if contradicted == 1 {
+                    "contradicts"
+                } else {
+                    "contradict"
+                }
+            )
         } else {
             String::new()
         }
@@ -294,35 +340,33 @@ fn write_scenarios(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCo
     })
 }
 
-fn check_scenarios(dir: &Path, names: Vec<String>) -> Result<ExitCode, CliError> {
+fn check_scenarios(dir: &Path, names: Vec<String>, jobs: JobsArgs) -> Result<ExitCode, CliError> {
     if names.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
     let impls = kmst_harness::answers::implementations();
     let progress = Progress::new(names.len());
+    let results = progress.each(&jobs, &names, |name| {
+        let saved = corpus::scenario::load_saved_scenario(dir, name)?;
+        corpus::scenario::check_saved_scenario(&saved, &kmst_harness::answers::implementations())
+    })?;
     let mut failing = 0;
-    for (i, name) in names.iter().enumerate() {
-        progress.show(i, name);
-        let saved = corpus::scenario::load_saved_scenario(dir, name).map_err(corpus_err)?;
-        let found = corpus::scenario::check_saved_scenario(&saved, &impls).map_err(corpus_err)?;
+    for found in results {
+        let found = found.map_err(corpus_err)?;
         if !found.is_empty() {
             failing += 1;
-            progress.clear();
             for m in &found {
-                println!("{m}");
+                print_out(&format!("{m}\n"))?;
             }
         }
     }
     progress.clear();
     eprintln!(
-        "checked {} scenarios against {}: {}",
-        names.len(),
+        "checked {}: the `.bin` of each `.kms` upload against its source assembled, and \
+         each saved answer against its `expect` and against the answer of {}: {}",
+        crate::progress::count(names.len() as u64, "scenario", "scenarios"),
         corpus::scenario::scenario_implementations(&impls).join(", "),
-        if failing == 0 {
-            "all match".to_owned()
-        } else {
-            format!("{failing} do not match")
-        }
+        verdict(failing, names.len())
     );
     Ok(if failing > 0 {
         ExitCode::from(1)

@@ -15,16 +15,20 @@ use kmst_harness::corpus::replace::Replacement;
 use kmst_harness::profile::{self, ProfileError, pairs, trace};
 use kmst_reference::Scenario;
 
-use crate::common::{CliError, Kind, load_stream, print_out};
+use crate::common::{CliError, JobsArgs, Kind, load_stream, print_out};
 use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The upload to profile (`.kms` is assembled), or a scenario (`.json`);
-    /// with --pairs, any number of them (none: the corpus and the bundled
-    /// workloads).
+    /// several run at once (--jobs) and print in the order given, each under
+    /// a `== FILE` line (with --json: an array of `{"file": FILE, "profile":
+    /// ...}`); with --pairs, any number of them (none: the corpus and the
+    /// bundled workloads).
     #[arg(required_unless_present = "pairs")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub jobs: JobsArgs,
     /// Count the adjacent micro-ops executed within a turn, pairs and
     /// triples, over every FILE (each with its own parameters, the run flags
     /// over them).
@@ -111,7 +115,7 @@ fn with_trace<R>(
 }
 
 /// `kmst profile SCENARIO.json`: the scenario's parameters, then the flags.
-fn run_scenario(args: &Args, file: &Path) -> Result<ExitCode, CliError> {
+fn run_scenario(args: &Args, file: &Path) -> Result<Out, CliError> {
     let scenario = crate::common::read_scenario(file)?;
     let mut params = build_params_on(scenario.params().clone(), &args.params)?;
     if let Some(b) = args.budget {
@@ -124,14 +128,22 @@ fn run_scenario(args: &Args, file: &Path) -> Result<ExitCode, CliError> {
     let usage = |e: profile::scenario::ScenarioProfileError| CliError::Usage(e.to_string());
     if let Some(budgets) = &args.sweep {
         let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
-        let rows = profile::scenario::sweep(&scenario, dispatch, &budgets).map_err(usage)?;
-        if args.json {
-            let v = serde_json::json!({"dispatch": dispatch.name(), "sweep": rows});
-            print_out(&format!("{}\n", pretty(&v)))?;
+        // One run per budget, --jobs at once, the rows in order.
+        let rows = args.jobs.map(&budgets, |&b| {
+            profile::scenario::sweep(&scenario, dispatch, &[b])
+        })?;
+        let rows: Vec<_> = rows
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(usage)?
+            .into_iter()
+            .flatten()
+            .collect();
+        return Ok(if args.json {
+            Out::Json(serde_json::json!({"dispatch": dispatch.name(), "sweep": rows}))
         } else {
-            print_out(&profile::render::scenario_sweep(&rows))?;
-        }
-        return Ok(ExitCode::SUCCESS);
+            Out::Text(profile::render::scenario_sweep(&rows))
+        });
     }
     let run = match &args.trace {
         None => profile::scenario::profile(&scenario, dispatch).map_err(usage)?,
@@ -149,25 +161,83 @@ fn run_scenario(args: &Args, file: &Path) -> Result<ExitCode, CliError> {
             Ok((run, end, simulated))
         })?,
     };
-    if args.json {
-        print_out(&format!("{}\n", pretty(&run.profile)))?;
+    Ok(if args.json {
+        Out::Json(json_of(&run.profile))
     } else {
-        print_out(&profile::render::scenario_human(&run.profile))?;
-    }
-    Ok(ExitCode::SUCCESS)
+        Out::Text(profile::render::scenario_human(&run.profile))
+    })
+}
+
+/// What one file's profile prints: the tables, or the JSON value.
+enum Out {
+    Text(String),
+    Json(serde_json::Value),
+}
+
+fn json_of<T: serde::Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).expect("a profile is JSON")
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if args.pairs {
         return run_pairs(&args);
     }
-    let [file] = args.files.as_slice() else {
+    if args.files.len() > 1 && args.trace.is_some() {
         return Err(CliError::Usage(
-            "kmst profile takes one FILE (several only with --pairs)".into(),
+            "--trace writes the trace of one FILE; give one".into(),
         ));
+    }
+    // Each file on its own (--jobs at once; a sweep's budgets share the
+    // threads), then printed in order up to the first error, as one after
+    // another would have.
+    let outs = if args.files.len() == 1 {
+        vec![profile_file(&args, &args.files[0])]
+    } else {
+        args.jobs
+            .map(&args.files, |file| profile_file(&args, file))?
     };
+    let several = args.files.len() > 1;
+    let mut text = String::new();
+    let mut json = Vec::new();
+    let mut failed = None;
+    for (file, out) in args.files.iter().zip(outs) {
+        match out {
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+            Ok(Out::Json(v)) if several => {
+                json.push(serde_json::json!({"file": file.display().to_string(), "profile": v}))
+            }
+            Ok(Out::Json(v)) => json.push(v),
+            Ok(Out::Text(t)) => {
+                if several {
+                    let gap = if text.is_empty() { "" } else { "\n" };
+                    text.push_str(&format!("{gap}== {}\n", file.display()));
+                }
+                text.push_str(&t);
+            }
+        }
+    }
+    if !json.is_empty() {
+        let v = if several {
+            serde_json::Value::Array(json)
+        } else {
+            json.remove(0)
+        };
+        text = format!("{}\n", pretty(&v));
+    }
+    print_out(&text)?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// `kmst profile FILE`: a stream's or a scenario's profile, sweep or trace.
+fn profile_file(args: &Args, file: &Path) -> Result<Out, CliError> {
     if is_scenario(file)? {
-        return run_scenario(&args, file);
+        return run_scenario(args, file);
     }
     let stream = load_stream(file)?;
     let upload = stream.upload;
@@ -179,15 +249,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
     if let Some(budgets) = &args.sweep {
         let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
-        let rows = profile::sweep(&upload, &params, dispatch, &budgets)
-            .map_err(|e| profile_error(file, e))?;
-        if args.json {
-            let v = serde_json::json!({"dispatch": dispatch.name(), "sweep": rows});
-            print_out(&format!("{}\n", pretty(&v)))?;
+        // One run per budget, --jobs at once, the rows in order.
+        let rows = args.jobs.map(&budgets, |&b| {
+            profile::sweep(&upload, &params, dispatch, &[b])
+        })?;
+        let rows: Vec<_> = rows
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| profile_error(file, e))?
+            .into_iter()
+            .flatten()
+            .collect();
+        return Ok(if args.json {
+            Out::Json(serde_json::json!({"dispatch": dispatch.name(), "sweep": rows}))
         } else {
-            print_out(&profile::render::sweep(&rows))?;
-        }
-        return Ok(ExitCode::SUCCESS);
+            Out::Text(profile::render::sweep(&rows))
+        });
     }
 
     let run = match &args.trace {
@@ -208,12 +285,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Ok((run, end, simulated))
         })?,
     };
-    if args.json {
-        print_out(&format!("{}\n", pretty(&run.profile)))?;
+    Ok(if args.json {
+        Out::Json(json_of(&run.profile))
     } else {
-        print_out(&profile::render::human(&run.profile))?;
-    }
-    Ok(ExitCode::SUCCESS)
+        Out::Text(profile::render::human(&run.profile))
+    })
 }
 
 /// A scenario file, its uploads assembled, under the run flags.
@@ -240,15 +316,22 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
                 dir.display()
             ))
         })?;
-        for stream in names {
-            let path = dir.join(format!("{stream}.kms"));
-            let stream = load_stream(&path)?;
+        let paths: Vec<PathBuf> = names
+            .iter()
+            .map(|stream| dir.join(format!("{stream}.kms")))
+            .collect();
+        let counted = args.jobs.map(&paths, |path| -> Result<_, CliError> {
+            let stream = load_stream(path)?;
             let params = build_params_on(stream.params, &args.params)?;
             if params.validate().is_err() {
-                continue; // a corpus stream about bad parameters runs nothing
+                return Ok(None); // a corpus stream about bad parameters runs nothing
             }
-            let counts = pairs::count_stream(&stream.upload, &params, dispatch);
-            sources.push((name(&path), counts));
+            Ok(Some(pairs::count_stream(&stream.upload, &params, dispatch)))
+        })?;
+        for (path, counts) in paths.iter().zip(counted) {
+            if let Some(counts) = counts? {
+                sources.push((name(path), counts));
+            }
         }
         let bundled = compare::bundled().map_err(|e| CliError::Usage(format!("bundled {e}")))?;
         for w in bundled {
@@ -268,8 +351,8 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
             sources.push((format!("bench:{}", w.name), counts));
         }
     } else {
-        for path in &args.files {
-            let counts = if is_scenario(path)? {
+        let counted = args.jobs.map(&args.files, |path| -> Result<_, CliError> {
+            Ok(if is_scenario(path)? {
                 pairs::count_scenario(&load_scenario(path, &args.params)?, dispatch)
             } else {
                 let stream = load_stream(path)?;
@@ -279,8 +362,10 @@ fn run_pairs(args: &Args) -> Result<ExitCode, CliError> {
                     message: e.to_string(),
                 })?;
                 pairs::count_stream(&stream.upload, &params, dispatch)
-            };
-            sources.push((name(path), counts));
+            })
+        })?;
+        for (path, counts) in args.files.iter().zip(counted) {
+            sources.push((name(path), counts?));
         }
     }
     let report = pairs::PairReport::build(dispatch, &sources, args.top as usize);

@@ -102,9 +102,9 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         Ok(agreement) => {
             let _ = writeln!(
                 out,
-                "{target}: {} ({} bytes): every implementation agrees; {agreement}",
+                "{target}: {} ({}): every implementation agrees; {agreement}",
                 args.artifact.display(),
-                data.len()
+                crate::progress::count(data.len() as u64, "byte", "bytes")
             );
             ExitCode::SUCCESS
         }

@@ -13,7 +13,7 @@ use kmst::Observer;
 use kmst_harness::answers::Implementation;
 use kmst_reference::{HostCommand, Outcome, Scenario, ScenarioResult, Status};
 
-use crate::common::{CliError, print_out};
+use crate::common::{CliError, JobsArgs, print_out};
 use crate::progress::group;
 
 const AFTER_HELP: &str = "\
@@ -38,8 +38,13 @@ in one line naming the entry and the field; nothing runs then.";
 #[derive(clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The scenario file (JSON, S36).
-    pub file: PathBuf,
+    /// The scenario files (JSON, S36); several run at once (--jobs) and
+    /// print in the order given, each under a `== FILE` line (with --json:
+    /// an array of `{"file": FILE, "answer": ...}`).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub jobs: JobsArgs,
     /// The implementation that runs the scenario: a fast dispatch variant
     /// compiled into this build (tail, switch, threaded, subroutine, indirect, loop_match, jit) or the reference
     /// model; every one gives the same answer.
@@ -55,7 +60,66 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .dispatch
         .parse::<Implementation>()
         .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))?;
-    let scenario = crate::common::read_scenario(&args.file)?;
+    // Each file on its own (--jobs at once); then printed in order, up to
+    // the first error, as one after another would have.
+    let answers = args
+        .jobs
+        .map(&args.files, |file| one(file, implementation))?;
+    let several = args.files.len() > 1;
+    let mut text = String::new();
+    let mut json = Vec::new();
+    let mut failed = None;
+    for (file, answer) in args.files.iter().zip(answers) {
+        let (scenario, answer, passes) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        };
+        if args.json {
+            let value = answer
+                .to_json_value()
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            json.push(if several {
+                serde_json::json!({"file": file.display().to_string(), "answer": value})
+            } else {
+                value
+            });
+        } else {
+            if several {
+                let _ = writeln!(
+                    text,
+                    "{}== {}",
+                    if text.is_empty() { "" } else { "\n" },
+                    file.display()
+                );
+            }
+            text.push_str(&summary(&scenario, &answer, &passes));
+        }
+    }
+    if args.json && !json.is_empty() {
+        let value = if several {
+            serde_json::Value::Array(json)
+        } else {
+            json.remove(0)
+        };
+        let pretty = serde_json::to_string_pretty(&value).expect("a JSON value prints");
+        text = format!("{pretty}\n");
+    }
+    print_out(&text)?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// One scenario file run by `implementation`.
+fn one(
+    file: &std::path::Path,
+    implementation: Implementation,
+) -> Result<(Scenario, ScenarioResult, PassCount), CliError> {
+    let scenario = crate::common::read_scenario(file)?;
     let mut passes = PassCount::default();
     let answer = match implementation {
         Implementation::Reference => kmst_reference::simulate_scenario(&scenario),
@@ -63,16 +127,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             kmst::exec::simulate_scenario_observed(&scenario, d, &mut passes)
         }
     };
-    if args.json {
-        let value = answer
-            .to_json_value()
-            .map_err(|e| CliError::Usage(e.to_string()))?;
-        let text = serde_json::to_string_pretty(&value).expect("a JSON value prints");
-        print_out(&format!("{text}\n"))
-    } else {
-        print_out(&summary(&scenario, &answer, &passes))
-    }
-    .map(|()| ExitCode::SUCCESS)
+    Ok((scenario, answer, passes))
 }
 
 /// The passes the fast kernel simulated and the ones it skipped as idle.
@@ -199,7 +254,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
                 i.to_string(),
                 st.req.to_string(),
                 format!("{}..{end}", st.offset),
-                st.pass.to_string(),
+                group(st.pass),
                 status.to_string(),
                 error,
                 st.halt.map_or_else(dash, |h| h.to_string()),
@@ -217,7 +272,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
         .zip(&r.host)
         .enumerate()
         .map(|(i, (entry, h))| {
-            let pass = h.pass.map_or_else(dash, |p| p.to_string());
+            let pass = h.pass.map_or_else(dash, group);
             let outcome = match h.outcome {
                 Outcome::Taken => match h.stream {
                     Some(k) => format!("taken: stream {k}"),
@@ -229,7 +284,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
             };
             vec![
                 i.to_string(),
-                entry.pass.to_string(),
+                group(entry.pass),
                 command_text(&entry.command),
                 pass,
                 outcome,

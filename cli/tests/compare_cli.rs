@@ -25,14 +25,18 @@ fn quick_compare_of_one_file_exits_0() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    // One row per compiled variant, each with the 7 micro-ops of the stream.
+    // The workload's line with the 7 micro-ops of the stream, then one row
+    // per compiled variant.
+    assert!(text.starts_with("long_wait_1: 7 micro-ops, "), "{text}");
     for d in kmst_harness::answers::Implementation::all() {
-        let row = text
-            .lines()
-            .find(|l| l.split_whitespace().take(2).eq(["long_wait_1", d.name()]))
-            .unwrap_or_else(|| panic!("no row for {d}:\n{text}"));
-        assert_eq!(row.split_whitespace().nth(2), Some("7"));
+        assert!(
+            text.lines()
+                .any(|l| l.split_whitespace().next() == Some(d.name())),
+            "no row for {d}:\n{text}"
+        );
     }
+    // It fits a 100-column terminal.
+    assert!(text.lines().all(|l| l.len() <= 100), "{text}");
 }
 
 #[test]
@@ -111,19 +115,18 @@ fn the_bundled_scenarios_in_the_table() {
     );
     // The micro-op column: four_streams 4 x 20,256; host_mix 25 x (2,560 + 1,204)
     // (worked out in the harness's tests/compare.rs).
-    let cells = |name: &str| -> Vec<String> {
+    let title = |name: &str| -> String {
         text.lines()
             .find(|l| l.starts_with(name))
-            .unwrap_or_else(|| panic!("no {name} row in\n{text}"))
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect()
+            .unwrap_or_else(|| panic!("no {name} line in\n{text}"))
+            .split(',')
+            .next()
+            .unwrap()
+            .to_owned()
     };
-    assert_eq!(
-        cells("four_streams")[..3],
-        ["four_streams", "tail", "81,024"]
-    );
-    assert_eq!(cells("host_mix")[..3], ["host_mix", "tail", "94,100"]);
+    assert_eq!(title("four_streams"), "four_streams: 81");
+    assert!(text.contains("four_streams: 81,024 micro-ops, "), "{text}");
+    assert!(text.contains("host_mix: 94,100 micro-ops, "), "{text}");
 }
 
 #[test]
@@ -168,4 +171,91 @@ fn usage_errors_exit_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn baseline_names_the_speedups_of_the_table_and_the_chart() {
+    let svg = std::env::temp_dir().join(format!("kmst-baseline-{}.svg", std::process::id()));
+    let out = kmst()
+        .args([
+            "compare",
+            "--quick",
+            "--samples",
+            "3",
+            "--workloads",
+            "long_wait_1",
+            "--variants",
+            "tail,switch,reference",
+            "--baseline",
+            "switch",
+            "--plot",
+        ])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("x switch"), "{text}");
+    // 3 samples: [min, max], covering 1 - 2 / 8 = 75%.
+    assert!(text.contains("75.0% interval"), "{text}");
+    // The baseline over itself: 1.00, its interval nothing.
+    let row = text.lines().find(|l| l.starts_with("  switch ")).unwrap();
+    assert!(row.contains(" 1.00  [0%, 0%]"), "{row}");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains("speed-up over switch (higher is faster)"));
+    // The JSON names the baseline and gives each variant's speed-up over it.
+    let out = kmst()
+        .args([
+            "compare",
+            "--quick",
+            "--samples",
+            "3",
+            "--workloads",
+            "long_wait_1",
+            "--variants",
+            "tail,switch",
+            "--baseline",
+            "switch",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["settings"]["baseline"], "switch");
+    let variants = v["workloads"][0]["variants"].as_array().unwrap();
+    let switch = variants.iter().find(|x| x["variant"] == "switch").unwrap();
+    assert_eq!(switch["speedup_vs_baseline"]["median"], 1.0);
+    let tail = variants.iter().find(|x| x["variant"] == "tail").unwrap();
+    assert!(tail["speedup_vs_baseline"]["median"].as_f64().unwrap() > 0.0);
+    assert!(svg.contains("which covers 75.0%"), "{svg}");
+    // A baseline that is not timed, or not a variant: exit 2, said plainly.
+    for (bad, says) in [
+        (
+            "threaded",
+            "--baseline threaded is not among the timed variants (tail, reference)",
+        ),
+        ("nope", "--baseline: "),
+    ] {
+        let out = kmst()
+            .args([
+                "compare",
+                "--quick",
+                "--workloads",
+                "long_wait_1",
+                "--variants",
+                "tail,reference",
+                "--baseline",
+                bad,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
 }

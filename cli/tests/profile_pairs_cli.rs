@@ -105,9 +105,16 @@ fn the_default_set_is_the_corpus_and_the_bench_workloads() {
 }
 
 #[test]
-fn one_file_without_pairs() {
+fn several_files_without_pairs_are_profiled_each() {
     let a = common::temp_in("pairs-cli", "", "one.kms", LOOP.as_bytes());
-    let (code, _, err) = kmst(&["profile", a.to_str().unwrap(), a.to_str().unwrap()]);
+    let a = a.to_str().unwrap();
+    // Each file's profile under its name (tests/jobs_cli.rs: in order,
+    // whatever --jobs).
+    let (code, out, err) = kmst(&["profile", a, a]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches(&format!("== {a}\n")).count(), 2, "{out}");
+    // A trace is one file's.
+    let (code, _, err) = kmst(&["profile", a, a, "--trace", "/tmp/kmst-never-written.json"]);
     assert_eq!(code, 2);
     assert!(err.contains("one FILE"), "{err}");
     let (code, _, _) = kmst(&["profile", "--pairs", "--sweep", "1,2"]);

@@ -224,7 +224,7 @@ fn scenario_errors_exit_2_with_one_line() {
         (
             "missing_upload.json",
             br#"{"uploads": [{"offset": 0, "file": "gone.bin"}]}"#,
-            &["uploads[0]: `file`: cannot read", "gone.bin"],
+            &["uploads[0]: `file`: `", "gone.bin`: cannot be read"],
         ),
         (
             "bad_kms.json",

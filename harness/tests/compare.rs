@@ -291,6 +291,7 @@ mod hand_made {
             variant: d,
             runs_per_sample: 1,
             ns_per_run: one(ns),
+            samples: vec![ns],
             speedup_vs_switch: Some(one(3000.0 / ns)),
             speedup_vs_reference: Some(one(200_000.0 / ns)),
         };
@@ -313,19 +314,102 @@ mod hand_made {
         }
     }
 
+    /// Every implementation on a workload of `ops` micro-ops and `passes`
+    /// passes, each with 21 samples of `ns` times 1 + k * spread (k in 0..21).
+    fn wide_report(ops: u64, passes: u64, ns: f64, spread: f64) -> Report {
+        let variants = Implementation::all()
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let samples: Vec<f64> = (0..21)
+                    .map(|k| ns * (i + 1) as f64 * (1.0 + k as f64 * spread))
+                    .collect();
+                VariantResult {
+                    variant: d,
+                    runs_per_sample: 1,
+                    ns_per_run: Summary::of(&samples),
+                    samples,
+                    speedup_vs_switch: None,
+                    speedup_vs_reference: Some(Summary::of(&[123_456.0])),
+                }
+            })
+            .collect();
+        Report {
+            settings: Settings {
+                samples: 21,
+                sample_time: Duration::from_millis(50),
+            },
+            workloads: vec![WorkloadResult {
+                name: "a_workload_with_a_long_name".into(),
+                notes: String::new(),
+                ops,
+                passes,
+                variants,
+            }],
+        }
+    }
+
+    #[test]
+    fn the_table_fits_a_100_column_terminal() {
+        // The widest numbers the bundled set gives (long_wait on the
+        // reference model: some 170,000,000 ns per micro-op over 7
+        // micro-ops and 1,000,002 passes), intervals of +-100%.
+        let r = wide_report(7, 1_000_002, 1.2e9, 0.1);
+        let table = compare::render_table(&r, Implementation::Fast(Dispatch::Tail));
+        let widest = table.lines().map(str::len).max().unwrap();
+        assert!(widest <= compare::TABLE_WIDTH, "{widest} columns:\n{table}");
+        assert!(!table.contains("widen"), "{table}");
+        // 21 samples: the interval [x(6), x(16)] covers 97.3% (1 - 2 P(B <= 5),
+        // B ~ Bin(21, 1/2) = 1 - 2 * 0.01330 = 0.9734).
+        assert!(table.contains("97.3% interval"), "{table}");
+        // Intervals wider than any timing gives: the table says how to widen.
+        let r = wide_report(7, 1_000_002, 1.2e9, 1e9);
+        let table = compare::render_table(&r, Implementation::Fast(Dispatch::Tail));
+        assert!(table.lines().map(str::len).max().unwrap() > compare::TABLE_WIDTH);
+        assert!(
+            table.contains("widen the terminal, or use --json"),
+            "{table}"
+        );
+    }
+
     #[test]
     fn the_table_shows_per_op_per_pass_and_speedups() {
-        let table = compare::render_table(&hand_report());
-        let tail = table.lines().find(|l| l.starts_with("w ")).unwrap();
+        let table = compare::render_table(&hand_report(), Implementation::Fast(Dispatch::Switch));
+        assert!(
+            table.starts_with("w: 1,000 micro-ops, 10 passes\n"),
+            "{table}"
+        );
+        let tail = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("tail "))
+            .unwrap();
         let cells: Vec<&str> = tail.split_whitespace().collect();
-        // w tail 1,000 10 2.00 [2.00, 2.00] 200 500 1.50 [...] 100 [...]
-        assert_eq!(&cells[..5], ["w", "tail", "1,000", "10", "2.00"]);
-        // ns/pass 2000/10 = 200; Mops/s = 1000 ops / 2000 ns = 0.5e9/s = 500 Mops/s.
-        assert_eq!(cells[7], "200");
-        assert_eq!(cells[8], "500");
-        assert_eq!(cells[9], "1.50");
-        assert_eq!(cells[12], "100");
-        assert!(table.contains("1 samples per cell"));
+        // tail: 2,000 ns / 1,000 micro-ops = 2.00 ns/op, one sample so its
+        // interval is the median itself; ns/pass 2000/10 = 200; Mops/s =
+        // 1000 ops / 2000 ns = 500; x switch 3000/2000 = 1.50; x reference
+        // 200000/2000 = 100.
+        assert_eq!(
+            cells,
+            [
+                "tail", "2.00", "[0%,", "0%]", "200", "500", "1.50", "[0%,", "0%]", "100"
+            ]
+        );
+        // The baseline's column is named for it.
+        assert!(table.contains("x switch"), "{table}");
+        assert!(table.contains("1 sample per cell"), "{table}");
+        // One sample: its interval is [min, max], which covers 1 - 2 * 1/2 = 0.
+        assert!(table.contains("0.0% interval"), "{table}");
+        let over_tail = compare::render_table(&hand_report(), Implementation::Fast(Dispatch::Tail));
+        let switch = over_tail
+            .lines()
+            .find(|l| l.trim_start().starts_with("switch "))
+            .unwrap();
+        // switch over tail: 2000/3000 = 0.667.
+        assert_eq!(
+            switch.split_whitespace().nth(6),
+            Some("0.667"),
+            "{over_tail}"
+        );
     }
 
     #[test]

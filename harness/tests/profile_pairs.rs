@@ -159,5 +159,8 @@ fn the_report_ranks_and_attributes() {
     assert!((r.top_pairs[1].top_share - 100.0 / 197.0).abs() < 1e-12);
     assert!((r.top_pairs[0].share - 198.0 / 399.0).abs() < 1e-12);
     // jlt->addi always jumps back; addi->jlt is always a straight line.
-    assert_eq!((r.top_pairs[0].straight, r.top_pairs[1].straight), (0, 197));
+    assert_eq!(
+        (r.top_pairs[0].straight_count, r.top_pairs[1].straight_count),
+        (0, 197)
+    );
 }

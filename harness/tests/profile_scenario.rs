@@ -261,14 +261,21 @@ fn the_trace_has_a_track_per_stream_the_host_and_each_slot() {
         .sum();
     assert_eq!(between, 5.0);
     // The host: two RUNs in pass 0 (streams 0 and 1), the enqueue in pass 1.
+    // The second RUN is taken in the same pass as the first: on one track
+    // it would be drawn inside it, so it goes on a second lane; the
+    // enqueue, a pass later, finds the first lane free again.
+    assert!(
+        names.contains(&(2_000_000, "host commands (lane 2)")),
+        "{names:?}"
+    );
     assert_eq!(
         slices(1),
         [
             (0, 0.0, "run: stream 0".to_owned()),
-            (0, 0.0, "run: stream 1".to_owned()),
             (1, 0.0, "enqueue taken".to_owned())
         ]
     );
+    assert_eq!(slices(2_000_000), [(0, 0.0, "run: stream 1".to_owned())]);
     // The counters are written together when either changes: (busy, queue)
     // is (2, 0) after pass 0, (2, 1) from pass 1, (1, 0) from pass 6, (0, 0)
     // in pass 12; so the queue depth reads 0, 1, 0, 0.

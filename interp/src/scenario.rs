@@ -279,7 +279,10 @@ impl ScenarioBuilder {
 /// anything else read as raw bytes. The error says what is wrong; the
 /// scenario reader puts the file's path in front of it.
 pub fn load_upload(path: &Path) -> Result<Vec<u8>, String> {
-    upload_bytes(path, std::fs::read(path).map_err(|e| e.to_string())?)
+    upload_bytes(
+        path,
+        std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?,
+    )
 }
 
 /// An upload's bytes from the contents of its file at `path`: `.kms` text
@@ -313,7 +316,7 @@ pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
             "",
             Problem::File {
                 path: path.display().to_string(),
-                message: e.to_string(),
+                message: format!("cannot be read: {e}"),
             },
         )
     })?;

@@ -84,10 +84,10 @@ pub fn scenario_from_json(
 
 /// An upload file: assembled when it is `.kms` assembly text, else its bytes.
 pub fn load_upload(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
     if path.extension().is_some_and(|e| e == "kms") {
         let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())?;
-        kmst::asm::assemble(&text).map_err(|e| e.to_string())
+        kmst::asm::assemble(&text).map_err(|e| format!("does not assemble: {e}"))
     } else {
         Ok(bytes)
     }

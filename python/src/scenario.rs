@@ -179,7 +179,7 @@ fn json_of(obj: &Bound<'_, PyAny>, path: &mut Vec<Part>) -> PyResult<Value> {
         };
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_str()?.to_owned()));
+        return Ok(Value::String(s.to_cow()?.into_owned()));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let mut out = Vec::new();
@@ -402,7 +402,7 @@ impl PyScenario {
                 "",
                 Problem::File {
                     path: path.display().to_string(),
-                    message: e.to_string(),
+                    message: format!("cannot be read: {e}"),
                 },
             ))
         })?;

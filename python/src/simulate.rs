@@ -157,7 +157,8 @@ pub fn delay_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<Delay>> {
         )));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return match s.to_str()? {
+        // to_cow: in the limited API (abi3) before Python 3.10 too.
+        return match &*s.to_cow()? {
             "never" => Ok(Model::Fixed(Delay::Never)),
             other => Err(bad("delay", format!("unknown model `{other}`"))),
         };
@@ -197,7 +198,7 @@ pub fn result_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<ResultModel>> {
         }));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return match s.to_str()? {
+        return match &*s.to_cow()? {
             "zero" => Ok(Model::Fixed(ResultModel::Zero)),
             "sequence" => Ok(Model::Fixed(ResultModel::Sequence)),
             other => Err(bad("result", format!("unknown model `{other}`"))),
@@ -250,12 +251,15 @@ impl Failure {
 fn call(py: Python<'_>, f: &Py<PyAny>, param: &str, c: &SubmittedCommand) -> PyResult<Py<PyAny>> {
     let command = Py::new(py, PyCommand(*c))?;
     f.call1(py, (command,)).inspect_err(|e| {
-        let _ = e.add_note(
-            py,
-            format!(
+        // BaseException.add_note (Python 3.11+), called by name: the
+        // limited API (abi3) has no add_note before 3.11; older Pythons go
+        // without the note.
+        let _ = e.value(py).call_method1(
+            "add_note",
+            (format!(
                 "raised by the `{param}` callable for the command of sequence {}",
                 c.sequence
-            ),
+            ),),
         );
     })
 }

@@ -223,7 +223,7 @@ impl fmt::Display for Problem {
                 "{length} bytes at offset {offset} are not inside the region of {region_size} bytes"
             ),
             Problem::Overlaps(other) => write!(f, "overlaps uploads[{other}]"),
-            Problem::File { path, message } => write!(f, "cannot read `{path}`: {message}"),
+            Problem::File { path, message } => write!(f, "`{path}`: {message}"),
         }
     }
 }

@@ -26,4 +26,4 @@ pub use implementation::{
 pub use json::{check_run_json, error_json, run_args_json, run_json};
 pub use source::{CheckRunCase, Directives, Source, SourceError, parse_directives};
 pub use strict::strict_json;
-pub use summary::run_summary;
+pub use summary::{counted, run_summary};

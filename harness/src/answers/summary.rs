@@ -2,6 +2,11 @@
 
 use kmst_reference::SimResult;
 
+/// `n` and its noun, singular for 1: `1 command`, `2 events`.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// One line summing up a run.
 pub fn run_summary(r: &SimResult) -> String {
     let end = match (&r.error, r.halt) {
@@ -10,10 +15,10 @@ pub fn run_summary(r: &SimResult) -> String {
         _ => String::new(),
     };
     format!(
-        "status {:?}{end}, {} commands, {} events, passes {}, stopped {}",
+        "status {:?}{end}, {}, {}, passes {}, stopped {}",
         r.status,
-        r.commands.len(),
-        r.events.len(),
+        counted(r.commands.len(), "command", "commands"),
+        counted(r.events.len(), "event", "events"),
         r.passes,
         r.stopped
     )

@@ -46,6 +46,10 @@ pub struct VariantResult {
     pub runs_per_sample: u64,
     /// Nanoseconds per whole run (check, pre-decode and simulation).
     pub ns_per_run: Summary,
+    /// Each sample's nanoseconds per run, in the order taken (the variants
+    /// took their samples round-robin, so sample i of two variants ran
+    /// side by side: [`WorkloadResult::speedup`] divides them).
+    pub samples: Vec<f64>,
     /// The median of the per-sample ratios `switch time / this time`.
     pub speedup_vs_switch: Option<Summary>,
     /// The median of the per-sample ratios `reference time / this time`.
@@ -68,6 +72,15 @@ impl WorkloadResult {
     /// The result of `variant`, if it was measured.
     pub fn get(&self, variant: Implementation) -> Option<&VariantResult> {
         self.variants.iter().find(|v| v.variant == variant)
+    }
+
+    /// How many times faster `variant` ran than `baseline`: the median of
+    /// the per-sample ratios `baseline time / variant time`, with its
+    /// interval; `None` unless both were measured with the same samples.
+    pub fn speedup(&self, variant: Implementation, baseline: Implementation) -> Option<Summary> {
+        let (v, b) = (self.get(variant)?, self.get(baseline)?);
+        (!v.samples.is_empty() && v.samples.len() == b.samples.len())
+            .then(|| ratios(&b.samples, &v.samples))
     }
 }
 
@@ -137,6 +150,7 @@ pub fn measure(
             variant: v,
             runs_per_sample: runs[k],
             ns_per_run: Summary::of(&samples[k]),
+            samples: samples[k].clone(),
             speedup_vs_switch: switch.map(|s| ratios(&samples[s], &samples[k])),
             speedup_vs_reference: reference.map(|r| ratios(&samples[r], &samples[k])),
         })

@@ -38,7 +38,10 @@ pub use counters::{
     callgrind, count_events, find_valgrind, measured_runs, parse_callgrind, run_child,
 };
 pub use measure::{Report, Settings, VariantResult, WorkloadResult, compare, measure};
-pub use render::{counters_to_json, render_counters_table, render_table, to_json};
+pub use render::{
+    TABLE_WIDTH, counters_to_json, fmt3, interval_level, level_text, render_counters_table,
+    render_table, to_json, to_json_over,
+};
 pub use stats::{Summary, t975};
 pub use workload::{
     BUNDLED, BUNDLED_SCENARIOS, BundledScenario, CompareError, OpCounter, Workload, bundled,

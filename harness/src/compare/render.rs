@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use super::counters::{COUNTER_NAMES, CounterReport};
 use super::measure::Report;
 use super::stats::Summary;
+use crate::answers::Implementation;
 
 fn per(total: f64, count: u64) -> f64 {
     if count == 0 {
@@ -18,7 +19,7 @@ fn per(total: f64, count: u64) -> f64 {
 /// A number in a table cell: three significant figures (all the integer
 /// digits from 1,000 up, with thousands separators), plain notation down to
 /// 0.001, scientific below.
-fn fmt3(v: f64) -> String {
+pub fn fmt3(v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
@@ -64,15 +65,6 @@ mod fmt_tests {
     }
 }
 
-fn fmt_ci(s: &Summary) -> String {
-    format!(
-        "{} [{}, {}]",
-        fmt3(s.median),
-        fmt3(s.median_lo),
-        fmt3(s.median_hi)
-    )
-}
-
 /// A large count with thousands separators.
 fn fmt_count(n: u64) -> String {
     let s = n.to_string();
@@ -86,49 +78,166 @@ fn fmt_count(n: u64) -> String {
     out
 }
 
-/// The report as an aligned text table. Intervals are the medians' 95%
-/// intervals; speed-ups are medians of per-sample ratios.
-pub fn render_table(report: &Report) -> String {
+/// An interval relative to its median: `[-8.3%, +12%]` (one decimal under
+/// 10%, thousands separators past 1,000%).
+fn fmt_rel(s: &Summary) -> String {
+    let pct = |x: f64| {
+        let p = (x / s.median - 1.0) * 100.0;
+        if !p.is_finite() {
+            return "-".to_owned();
+        }
+        let sign = if p < 0.0 { "-" } else { "+" };
+        let a = p.abs();
+        if a < 0.05 {
+            "0%".to_owned()
+        } else if a < 9.95 {
+            format!("{sign}{a:.1}%")
+        } else {
+            format!("{sign}{}%", fmt_count(a.round() as u64))
+        }
+    };
+    format!("[{}, {}]", pct(s.median_lo), pct(s.median_hi))
+}
+
+/// The confidence the medians' intervals really have, with `n` samples
+/// each: the coverage of the narrowest order-statistic interval reaching
+/// 95% (or of [min, max] below 6 samples, where none does).
+pub fn interval_level(n: usize) -> f64 {
+    if n == 0 {
+        return f64::NAN;
+    }
+    let ranks: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    Summary::of(&ranks).median_level
+}
+
+/// `97.9%`: a level as the table and the chart print it.
+pub fn level_text(level: f64) -> String {
+    let p = level * 100.0;
+    if p >= 99.95 {
+        // Never "100%": an interval of finitely many samples is not certain.
+        format!("{p:.3}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+/// The widest table [`render_table`] aims for: a 100-column terminal.
+pub const TABLE_WIDTH: usize = 100;
+
+/// The report as an aligned text table, a block per workload (its
+/// micro-ops and passes on its first line): per variant, ns per micro-op
+/// with its interval relative to the median, ns per pass, micro-ops per
+/// second, the speed-up over `baseline` with its interval, and over the
+/// reference model. Intervals are the medians' order-statistic intervals,
+/// labelled with the confidence they really have; speed-ups are medians of
+/// per-sample ratios. It fits [`TABLE_WIDTH`] columns for the bundled
+/// workloads; a wider one says so in its footnote.
+pub fn render_table(report: &Report, baseline: Implementation) -> String {
+    let level = level_text(interval_level(report.settings.samples));
+    let base = baseline.name();
     let header = [
-        "workload",
-        "variant",
-        "micro-ops",
-        "passes",
-        "ns/op [95% CI]",
-        "ns/pass",
-        "Mops/s",
-        "x switch [95% CI]",
-        "x reference [95% CI]",
+        "variant".to_owned(),
+        "ns/op".to_owned(),
+        format!("{level} interval"),
+        "ns/pass".to_owned(),
+        "Mops/s".to_owned(),
+        format!("x {base}"),
+        format!("{level} interval"),
+        "x reference".to_owned(),
     ];
-    let mut rows: Vec<[String; 9]> = Vec::new();
+    let mut blocks: Vec<(String, Vec<[String; 8]>)> = Vec::new();
     for w in &report.workloads {
+        let mut rows = Vec::new();
         for v in &w.variants {
             let run = &v.ns_per_run;
             let ns_op = run.scaled(1.0 / w.ops.max(1) as f64);
+            let vs_base = w.speedup(v.variant, baseline);
             rows.push([
-                w.name.clone(),
                 v.variant.name().to_owned(),
-                fmt_count(w.ops),
-                fmt_count(w.passes),
                 if w.ops == 0 {
                     "-".into()
                 } else {
-                    fmt_ci(&ns_op)
+                    fmt3(ns_op.median)
+                },
+                if w.ops == 0 {
+                    "-".into()
+                } else {
+                    fmt_rel(&ns_op)
                 },
                 fmt3(per(run.median, w.passes)),
                 fmt3(w.ops as f64 / run.median * 1e3),
-                v.speedup_vs_switch.as_ref().map_or("-".into(), fmt_ci),
-                v.speedup_vs_reference.as_ref().map_or("-".into(), fmt_ci),
+                vs_base.as_ref().map_or("-".into(), |s| fmt3(s.median)),
+                vs_base.as_ref().map_or("-".into(), fmt_rel),
+                v.speedup_vs_reference
+                    .as_ref()
+                    .map_or("-".into(), |s| fmt3(s.median)),
             ]);
         }
+        let title = format!(
+            "{}: {}, {}",
+            w.name,
+            counted(w.ops, "micro-op", "micro-ops"),
+            counted(w.passes, "pass", "passes")
+        );
+        blocks.push((title, rows));
     }
-    let mut out = align(header, &rows);
+    let mut width = header.each_ref().map(String::len);
+    for (_, rows) in &blocks {
+        for row in rows {
+            for (w, cell) in width.iter_mut().zip(row) {
+                *w = (*w).max(cell.len());
+            }
+        }
+    }
+    let line = |cells: &[String; 8]| {
+        let mut s = String::from("  ");
+        for (i, (cell, w)) in cells.iter().zip(width).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            // Names and intervals left-aligned, numbers right-aligned.
+            if matches!(i, 0 | 2 | 6) {
+                s.push_str(&format!("{cell:<w$}"));
+            } else {
+                s.push_str(&format!("{cell:>w$}"));
+            }
+        }
+        s.trim_end().to_owned() + "\n"
+    };
+    let mut out = String::new();
+    for (k, (title, rows)) in blocks.iter().enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        out.push_str(title);
+        out.push('\n');
+        out.push_str(&line(&header));
+        for row in rows {
+            out.push_str(&line(row));
+        }
+    }
+    let n = report.settings.samples;
     out.push_str(&format!(
-        "\n{} samples per cell, each at least {} ms; intervals: the median's 95% order-statistic interval.\n",
-        report.settings.samples,
-        report.settings.sample_time.as_millis()
+        "\n{} per cell, each at least {} ms. Intervals: the median's order-statistic\n\
+         interval, relative to the median; with {n} samples it covers {level} (the\n\
+         narrowest reaching 95%; below 6 samples none does, and it is [min, max]).\n\
+         x {base}: the median of the per-sample ratios {base} time / variant time\n\
+         (--baseline; higher is faster); x reference likewise over the reference model.\n",
+        counted(n as u64, "sample", "samples"),
+        report.settings.sample_time.as_millis(),
     ));
+    let widest = out.lines().map(str::len).max().unwrap_or(0);
+    if widest > TABLE_WIDTH {
+        out.push_str(&format!(
+            "(This table is {widest} columns wide: widen the terminal, or use --json.)\n"
+        ));
+    }
     out
+}
+
+/// `n` and its noun, singular for 1, with thousands separators.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", fmt_count(n), if n == 1 { one } else { many })
 }
 
 /// The report as JSON:
@@ -139,6 +248,17 @@ pub fn render_table(report: &Report) -> String {
 /// `median_ci_level`, `mean`, `stddev`, `mean_ci`); a speed-up is null when
 /// its base was not measured, `ns_per_op` when no micro-op ran.
 pub fn to_json(report: &Report) -> Value {
+    to_json_inner(report, None)
+}
+
+/// [`to_json`] with the speed-ups over `baseline` too, as the table shows
+/// them: `settings.baseline` (its name) and each variant's
+/// `speedup_vs_baseline` (a summary, null when either was not measured).
+pub fn to_json_over(report: &Report, baseline: Implementation) -> Value {
+    to_json_inner(report, Some(baseline))
+}
+
+fn to_json_inner(report: &Report, baseline: Option<Implementation>) -> Value {
     let workloads: Vec<Value> = report
         .workloads
         .iter()
@@ -148,7 +268,7 @@ pub fn to_json(report: &Report) -> Value {
                 .iter()
                 .map(|v| {
                     let run = v.ns_per_run;
-                    json!({
+                    let mut o = json!({
                         "variant": v.variant.name(),
                         "runs_per_sample": v.runs_per_sample,
                         "ns_per_run": run.to_json(),
@@ -161,7 +281,12 @@ pub fn to_json(report: &Report) -> Value {
                         "ops_per_second": w.ops as f64 / run.median * 1e9,
                         "speedup_vs_switch": v.speedup_vs_switch.map_or(Value::Null, Summary::to_json),
                         "speedup_vs_reference": v.speedup_vs_reference.map_or(Value::Null, Summary::to_json),
-                    })
+                    });
+                    if let Some(b) = baseline {
+                        o["speedup_vs_baseline"] =
+                            w.speedup(v.variant, b).map_or(Value::Null, |s| s.to_json());
+                    }
+                    o
                 })
                 .collect();
             json!({
@@ -173,11 +298,15 @@ pub fn to_json(report: &Report) -> Value {
             })
         })
         .collect();
+    let mut settings = json!({
+        "samples": report.settings.samples,
+        "sample_time_ms": report.settings.sample_time.as_millis() as u64,
+    });
+    if let Some(b) = baseline {
+        settings["baseline"] = json!(b.name());
+    }
     json!({
-        "settings": {
-            "samples": report.settings.samples,
-            "sample_time_ms": report.settings.sample_time.as_millis() as u64,
-        },
+        "settings": settings,
         "workloads": workloads,
     })
 }

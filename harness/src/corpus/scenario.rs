@@ -23,7 +23,7 @@ use super::expect::expect_mismatch;
 use super::render::render;
 use super::replay::Mismatch;
 use super::{CorpusError, io_err};
-use crate::answers::{Difference, DifferentialOracle, Source, first_difference};
+use crate::answers::{Difference, DifferentialOracle, Source, SourceError, first_difference};
 
 /// The default scenario directory, relative to the workspace root.
 pub const DEFAULT_DIR: &str = "corpus/scenarios";
@@ -146,15 +146,25 @@ pub fn load_scenario(dir: &Path, name: &str) -> Result<LoadedScenario, CorpusErr
     let mut sources = Vec::new();
     let scenario = from_json(&text, &path, &mut |p: &Path| {
         if p.extension().is_some_and(|e| e == "kms") {
-            let text = std::fs::read_to_string(p).map_err(|e| e.to_string())?;
+            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot be read: {e}"))?;
             let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("upload");
+            // The error follows the file's path: what is wrong, without
+            // the file named again.
             let bytes = Source::parse(stem, &text)
                 .and_then(|s| s.assemble())
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| match e {
+                    SourceError::Directive { line, message, .. } => {
+                        format!("line {line}: {message}")
+                    }
+                    SourceError::Params { message, .. } => format!(";@ params: {message}"),
+                    SourceError::Assemble { message, .. } => {
+                        format!("does not assemble: {message}")
+                    }
+                })?;
             sources.push((p.to_owned(), bytes.clone()));
             Ok(bytes)
         } else {
-            std::fs::read(p).map_err(|e| e.to_string())
+            std::fs::read(p).map_err(|e| format!("cannot be read: {e}"))
         }
     })
     .map_err(|e| bad(name, e.to_string()))?;

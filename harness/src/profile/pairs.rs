@@ -208,7 +208,10 @@ pub struct SeqRow {
     pub share: f64,
     /// Of `count`, the times its micro-ops were at consecutive pcs (a
     /// straight line, which a superinstruction can cover; the rest jumped).
-    pub straight: u64,
+    pub straight_count: u64,
+    /// `straight_count / count`: the share the table shows as "straight"
+    /// (a fraction, as `share` is).
+    pub straight_share: f64,
     /// How many sources execute it.
     pub sources: u64,
     /// The source that executes it most, and its share of `count`.
@@ -268,7 +271,8 @@ fn top_rows<const N: usize>(
                 ops: k.to_vec(),
                 count,
                 share: count as f64 / total.max(1) as f64,
-                straight: in_line,
+                straight_count: in_line,
+                straight_share: in_line as f64 / count.max(1) as f64,
                 sources: in_sources,
                 top_source: top_source.to_owned(),
                 top_share: top_n as f64 / count.max(1) as f64,

@@ -4,9 +4,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::pairs::PairReport;
 use super::report::{OpsRow, Profile, SweepRow};
 use super::scenario::{ScenarioProfile, ScenarioSweepRow};
+
+mod pairs;
+pub use pairs::pairs;
 
 /// The widest bar, in characters.
 const BAR: usize = 40;
@@ -64,24 +66,36 @@ pub fn human(p: &Profile) -> String {
     let _ = writeln!(
         s,
         "profile: {} dispatch, turn budget {}",
-        p.dispatch, p.turn_budget
+        p.dispatch,
+        grouped(u64::from(p.turn_budget))
     );
     let _ = writeln!(s, "status        {}", p.status);
-    let _ = writeln!(s, "passes        {}", p.passes);
-    let _ = writeln!(s, "kernel passes {} (run or skipped)", p.kernel_passes);
-    let _ = writeln!(s, "commands      {}", p.commands);
-    let _ = writeln!(s, "micro-ops     {}", p.micro_ops);
+    let _ = writeln!(s, "passes        {}", grouped(p.passes));
+    let _ = writeln!(
+        s,
+        "kernel passes {} (run or skipped)",
+        grouped(p.kernel_passes)
+    );
+    let _ = writeln!(s, "commands      {}", grouped(p.commands));
+    let _ = writeln!(s, "micro-ops     {}", grouped(p.micro_ops));
     let _ = writeln!(
         s,
         "turns         {} taken, {:.2} micro-ops per turn",
-        t.taken, t.mean_ops
+        grouped(t.taken),
+        t.mean_ops
     );
     let _ = writeln!(
         s,
-        "ran nothing   {} passes: {} turns of 0 micro-ops + {} idle passes skipped",
-        t.ran_nothing, t.zero_op, t.skipped
+        "ran nothing   {}: {} of 0 micro-ops + {} skipped",
+        counted(t.ran_nothing, "pass", "passes"),
+        counted(t.zero_op, "turn", "turns"),
+        counted(t.skipped, "idle pass", "idle passes")
     );
-    let _ = writeln!(s, "no turn       {} passes", t.without_turn);
+    let _ = writeln!(
+        s,
+        "no turn       {}",
+        counted(t.without_turn, "pass", "passes")
+    );
 
     let _ = writeln!(s, "\nmicro-ops per turn");
     let buckets = ops_buckets(p);
@@ -89,9 +103,9 @@ pub fn human(p: &Profile) -> String {
     let _ = writeln!(s, "  {:>13}  {:>10}  {:>6}", "micro-ops", "turns", "share");
     for (lo, hi, n) in buckets {
         let label = if lo == hi {
-            lo.to_string()
+            grouped(lo.into())
         } else {
-            format!("{lo}..={hi}")
+            format!("{}..={}", grouped(lo.into()), grouped(hi.into()))
         };
         let share = if t.taken == 0 {
             0.0
@@ -100,7 +114,8 @@ pub fn human(p: &Profile) -> String {
         };
         let _ = writeln!(
             s,
-            "  {label:>13}  {n:>10}  {:>6}  {}",
+            "  {label:>13}  {:>10}  {:>6}  {}",
+            grouped(n),
             pct(share),
             bar(n, max)
         );
@@ -118,9 +133,9 @@ pub fn human(p: &Profile) -> String {
             s,
             "  {:<16}  {:>10}  {:>6}  {:>12}  {}",
             e.why,
-            e.turns,
+            grouped(e.turns),
             pct(e.share),
-            e.skipped,
+            grouped(e.skipped),
             bar(e.turns, max)
         );
     }
@@ -138,12 +153,19 @@ pub fn human(p: &Profile) -> String {
         } else {
             n as f64 / p.kernel_passes as f64
         };
-        let _ = writeln!(s, "  {k:>5}  {n:>10}  {:>6}  {}", pct(share), bar(n, max));
+        let _ = writeln!(
+            s,
+            "  {k:>5}  {:>10}  {:>6}  {}",
+            grouped(n),
+            pct(share),
+            bar(n, max)
+        );
     }
     let _ = writeln!(
         s,
         "\nqueue depth at the end of a pass: mean {:.2}, max {}",
-        p.queue.mean, p.queue.max
+        p.queue.mean,
+        grouped(u64::from(p.queue.max))
     );
 
     let _ = writeln!(
@@ -161,7 +183,11 @@ pub fn human(p: &Profile) -> String {
         let _ = writeln!(
             s,
             "  {hot:>3}  {:>5}  {:>10}  {:>8}  {:>10}  {}",
-            l.pc, l.executed, l.waits, l.skipped, l.text
+            l.pc,
+            grouped(l.executed),
+            grouped(l.waits),
+            grouped(l.skipped),
+            l.text
         );
     }
     trim_lines(&s)
@@ -189,7 +215,13 @@ pub fn sweep(rows: &[SweepRow]) -> String {
         let _ = writeln!(
             s,
             "{:>8}  {:>6}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10.2}",
-            r.turn_budget, r.status, r.passes, r.turns, r.skipped, r.micro_ops, r.mean_slots
+            grouped(u64::from(r.turn_budget)),
+            r.status,
+            grouped(r.passes),
+            grouped(r.turns),
+            grouped(r.skipped),
+            grouped(r.micro_ops),
+            r.mean_slots
         );
     }
     s
@@ -257,14 +289,19 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
     let _ = writeln!(
         s,
         "scenario profile: {} dispatch, turn budget {}",
-        p.dispatch, p.turn_budget
+        p.dispatch,
+        grouped(u64::from(p.turn_budget))
     );
-    let _ = writeln!(s, "streams       {}", p.streams.len());
-    let _ = writeln!(s, "passes        {}", p.passes);
-    let _ = writeln!(s, "kernel passes {} (run or skipped)", p.kernel_passes);
+    let _ = writeln!(s, "streams       {}", grouped(p.streams.len() as u64));
+    let _ = writeln!(s, "passes        {}", grouped(p.passes));
+    let _ = writeln!(
+        s,
+        "kernel passes {} (run or skipped)",
+        grouped(p.kernel_passes)
+    );
     let _ = writeln!(s, "stopped       {}", p.stopped);
-    let _ = writeln!(s, "commands      {}", p.commands);
-    let _ = writeln!(s, "micro-ops     {}", p.micro_ops);
+    let _ = writeln!(s, "commands      {}", grouped(p.commands));
+    let _ = writeln!(s, "micro-ops     {}", grouped(p.micro_ops));
 
     let columns = stream_columns(p);
     let _ = writeln!(s, "\nstreams");
@@ -295,13 +332,13 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
                     t.offset,
                     u64::from(t.offset) + u64::from(t.length)
                 ),
-                t.start_pass.to_string(),
+                grouped(t.start_pass),
                 t.status.clone(),
-                t.micro_ops.to_string(),
-                t.turns.taken.to_string(),
+                grouped(t.micro_ops),
+                grouped(t.turns.taken),
                 format!("{:.2}", t.turns.mean_ops),
-                t.turns.ran_nothing.to_string(),
-                t.turns.without_turn.to_string(),
+                grouped(t.turns.ran_nothing),
+                grouped(t.turns.without_turn),
                 match (&t.error, t.halt) {
                     (Some(e), _) => e.clone(),
                     (None, Some(h)) => format!("halt {h}"),
@@ -331,9 +368,9 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
             .into_iter()
             .map(|(lo, hi, _)| {
                 let mut row = vec![if lo == hi {
-                    lo.to_string()
+                    grouped(lo.into())
                 } else {
-                    format!("{lo}..={hi}")
+                    format!("{}..={}", grouped(lo.into()), grouped(hi.into()))
                 }];
                 for (_, members) in &columns {
                     let n: u64 = members
@@ -342,7 +379,7 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
                         .filter(|r| lo <= r.ops && r.ops <= hi)
                         .map(|r| r.turns)
                         .sum();
-                    row.push(n.to_string());
+                    row.push(grouped(n));
                 }
                 row
             })
@@ -365,9 +402,9 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
                         .map(|&i| p.streams[i].turns.ends[r].skipped)
                         .sum();
                     row.push(if skipped > 0 {
-                        format!("{turns} +{skipped}")
+                        format!("{} +{}", grouped(turns), grouped(skipped))
                     } else {
-                        turns.to_string()
+                        grouped(turns)
                     });
                 }
                 row
@@ -387,10 +424,10 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
             .map(|h| {
                 vec![
                     h.kind.to_owned(),
-                    h.sent.to_string(),
-                    h.taken.to_string(),
-                    h.rejected.to_string(),
-                    h.waiting.to_string(),
+                    grouped(h.sent),
+                    grouped(h.taken),
+                    grouped(h.rejected),
+                    grouped(h.waiting),
                 ]
             })
             .collect();
@@ -416,14 +453,14 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
     // is the largest of its streams'); the host last.
     let mut rows: Vec<Vec<String>> = Vec::new();
     let n = p.streams.len();
-    let grouped: Vec<(String, Vec<usize>)> = if n > MAX_STREAM_COLUMNS {
+    let by_source: Vec<(String, Vec<usize>)> = if n > MAX_STREAM_COLUMNS {
         columns.clone()
     } else {
         (0..n)
             .map(|i| (p.slots_by_source[i].source.clone(), vec![i]))
             .collect()
     };
-    for (name, members) in grouped.into_iter().chain([("host".to_owned(), vec![n])]) {
+    for (name, members) in by_source.into_iter().chain([("host".to_owned(), vec![n])]) {
         let of = |f: &dyn Fn(&super::scenario::SourceSlots) -> u64| -> u64 {
             members
                 .iter()
@@ -444,9 +481,9 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
             .unwrap_or(0);
         rows.push(vec![
             name,
-            of(&|r| r.commands).to_string(),
-            of(&|r| r.queued).to_string(),
-            of(&|r| r.slot_passes).to_string(),
+            grouped(of(&|r| r.commands)),
+            grouped(of(&|r| r.queued)),
+            grouped(of(&|r| r.slot_passes)),
             format!("{mean:.2}"),
             max.to_string(),
         ]);
@@ -463,7 +500,13 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
         } else {
             n as f64 / p.kernel_passes as f64
         };
-        let _ = writeln!(s, "  {k:>5}  {n:>10}  {:>6}  {}", pct(share), bar(n, max));
+        let _ = writeln!(
+            s,
+            "  {k:>5}  {:>10}  {:>6}  {}",
+            grouped(n),
+            pct(share),
+            bar(n, max)
+        );
     }
     let _ = writeln!(
         s,
@@ -493,13 +536,13 @@ pub fn scenario_sweep(rows: &[ScenarioSweepRow]) -> String {
         .iter()
         .map(|r| {
             vec![
-                r.turn_budget.to_string(),
-                r.passes.to_string(),
+                grouped(u64::from(r.turn_budget)),
+                grouped(r.passes),
                 r.stopped.to_string(),
                 status_counts(&r.statuses),
-                r.turns.to_string(),
-                r.skipped.to_string(),
-                r.micro_ops.to_string(),
+                grouped(r.turns),
+                grouped(r.skipped),
+                grouped(r.micro_ops),
                 format!("{:.2}", r.mean_slots),
                 format!("{:.2}", r.mean_queue),
             ]
@@ -528,8 +571,13 @@ fn status_counts(statuses: &[String]) -> String {
         .join(", ")
 }
 
-/// A count with thousands separators.
-fn grouped(n: u64) -> String {
+/// `n` and its noun, singular for 1: `1 pass`, `2,355 passes`.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", grouped(n), if n == 1 { one } else { many })
+}
+
+/// A count with thousands separators: 1,234,567.
+pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -539,55 +587,6 @@ fn grouped(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-/// The `--pairs` report: the sources, then the top pairs and triples.
-pub fn pairs(r: &PairReport) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "adjacent micro-ops executed within one turn: {} dispatch, {} source{}",
-        r.dispatch,
-        r.sources.len(),
-        if r.sources.len() == 1 { "" } else { "s" }
-    );
-    let _ = writeln!(s, "micro-ops     {}", grouped(r.micro_ops));
-    let _ = writeln!(s, "pairs         {}", grouped(r.pairs));
-    let _ = writeln!(s, "triples       {}", grouped(r.triples));
-    for (title, rows, total) in [
-        ("pairs", &r.top_pairs, r.pairs),
-        ("triples", &r.top_triples, r.triples),
-    ] {
-        let _ = writeln!(s, "\n{title} (of {})", grouped(total));
-        let header = [
-            "rank",
-            "micro-ops",
-            "count",
-            "share",
-            "straight",
-            "sources",
-            "most from",
-        ]
-        .map(String::from)
-        .to_vec();
-        let cells: Vec<Vec<String>> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, row)| {
-                vec![
-                    (i + 1).to_string(),
-                    row.ops.join(" -> "),
-                    grouped(row.count),
-                    pct(row.share),
-                    pct(row.straight as f64 / row.count.max(1) as f64),
-                    row.sources.to_string(),
-                    format!("{} ({})", row.top_source, pct(row.top_share)),
-                ]
-            })
-            .collect();
-        table(&mut s, &header, &cells, 2);
-    }
-    s
 }
 
 #[cfg(test)]

@@ -38,12 +38,12 @@ pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
             "",
             Problem::File {
                 path: path.display().to_string(),
-                message: e.to_string(),
+                message: format!("cannot be read: {e}"),
             },
         )
     })?;
     from_json(&text, path, &mut |p: &Path| {
-        std::fs::read(p).map_err(|e| e.to_string())
+        std::fs::read(p).map_err(|e| format!("cannot be read: {e}"))
     })
 }
 

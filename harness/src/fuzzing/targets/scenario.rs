@@ -12,7 +12,7 @@
 
 use arbitrary::Unstructured;
 
-use crate::answers::first_difference;
+use crate::answers::{counted, first_difference};
 use crate::fuzzing::divergence::{Divergence, caught};
 use crate::fuzzing::scenario::arbitrary_scenario;
 use crate::profile::ProfileObserver;
@@ -36,10 +36,10 @@ pub fn scenario_of(input: &[u8]) -> Option<Scenario> {
 fn answer_text(r: &Result<ScenarioResult, String>) -> String {
     match r {
         Ok(r) => format!(
-            "{} streams, {} commands, {} events, passes {}, stopped {}",
-            r.streams.len(),
-            r.commands.len(),
-            r.events.len(),
+            "{}, {}, {}, passes {}, stopped {}",
+            counted(r.streams.len(), "stream", "streams"),
+            counted(r.commands.len(), "command", "commands"),
+            counted(r.events.len(), "event", "events"),
             r.passes,
             r.stopped
         ),

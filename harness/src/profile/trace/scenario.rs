@@ -6,7 +6,10 @@
 //! - `tid` 1, "host commands": a slice per host command from the pass it is
 //!   sent in to the pass it was taken or rejected in (0 long when at once),
 //!   named by its kind and outcome (`run: stream 2`, `cancel rejected (10)`,
-//!   `submit waiting`); written at the end, from the answer;
+//!   `submit waiting`); written at the end, from the answer. Commands that
+//!   wait at the same time are not nested (one did not run inside another):
+//!   each goes on the first lane free at its sent pass, `tid` 1 and then
+//!   `tid` [`TID_HOST_LANE1`] + k, "host commands (lane k + 2)" ([`lanes`]);
 //! - `tid` 1000 + i, "stream i (req R)": stream i's turns (named by why they
 //!   ended, `dur = micro-ops / turn_budget`) and the idle passes the kernel
 //!   skipped while it waited (`skipped: <why>`);
@@ -30,6 +33,8 @@ use crate::profile::scenario::{
 };
 
 const TID_HOST: u64 = 1;
+/// The second lane of host commands, and those after it.
+const TID_HOST_LANE1: u64 = 2_000_000;
 const TID_STREAM0: u64 = 1000;
 
 /// The scenario's profiling observer that also writes the trace as the run goes.
@@ -117,6 +122,36 @@ impl<W: Write> Observer for ScenarioTraceObserver<W> {
     }
 }
 
+/// The lane of each slice `[from, to]` (sorted by `from`, as the host's
+/// entries are): the first lane whose last slice ended before `from`, so
+/// that no two slices of a lane overlap or touch, and a slice of 0 passes
+/// never sits inside another.
+fn lanes(spans: &[(u64, u64)]) -> Vec<usize> {
+    let mut ends: Vec<u64> = Vec::new();
+    spans
+        .iter()
+        .map(
+            |&(from, to)| match ends.iter().position(|&end| end < from) {
+                Some(k) => {
+                    ends[k] = to;
+                    k
+                }
+                None => {
+                    ends.push(to);
+                    ends.len() - 1
+                }
+            },
+        )
+        .collect()
+}
+
+fn host_tid(lane: usize) -> u64 {
+    match lane {
+        0 => TID_HOST,
+        k => TID_HOST_LANE1 + k as u64 - 1,
+    }
+}
+
 /// A host command's slice name: its kind and what became of it.
 fn host_name(command: &HostCommand, outcome: Outcome, stream: Option<usize>) -> String {
     let kind = command.kind();
@@ -139,13 +174,36 @@ impl<W: Write> Events<W> {
         limited_at: Option<u64>,
     ) -> std::io::Result<(u64, bool)> {
         let end = obs.kernel.pass_end;
-        if !scenario.host().is_empty() {
-            self.thread_name(TID_HOST, "host commands");
+        let spans: Vec<(u64, u64)> = scenario
+            .host()
+            .iter()
+            .zip(&result.host)
+            .map(|(entry, out)| (entry.pass, out.pass.unwrap_or(end.max(entry.pass))))
+            .collect();
+        let lane_of = lanes(&spans);
+        for k in 0..lane_of.iter().copied().max().map_or(0, |m| m + 1) {
+            let name = match k {
+                0 => "host commands".to_owned(),
+                k => format!("host commands (lane {})", k + 1),
+            };
+            let tid = host_tid(k);
+            self.event(
+                &json!({"ph": "M", "pid": PID, "tid": tid, "ts": 0, "name": "thread_name",
+                               "args": {"name": name}}),
+            );
+            // Together, above the streams (sort index 10 + i).
+            self.event(&json!({"ph": "M", "pid": PID, "tid": tid, "ts": 0,
+                               "name": "thread_sort_index", "args": {"sort_index": 1}}));
         }
-        for (j, (entry, out)) in scenario.host().iter().zip(&result.host).enumerate() {
-            let stop = out.pass.unwrap_or(end.max(entry.pass));
+        for (j, ((entry, out), &(_, stop))) in scenario
+            .host()
+            .iter()
+            .zip(&result.host)
+            .zip(&spans)
+            .enumerate()
+        {
             self.event(&json!({
-                "ph": "X", "pid": PID, "tid": TID_HOST, "ts": entry.pass,
+                "ph": "X", "pid": PID, "tid": host_tid(lane_of[j]), "ts": entry.pass,
                 "dur": stop.saturating_sub(entry.pass),
                 "name": host_name(&entry.command, out.outcome, out.stream),
                 "args": {"host": j, "command": format!("{:?}", entry.command),
@@ -236,4 +294,24 @@ pub fn profile_scenario_traced<W: Write>(
         },
         TraceEnd { bytes, limited_at },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lanes;
+
+    #[test]
+    fn commands_waiting_together_take_separate_lanes() {
+        // [1, 4] and [1, 4] wait together: two lanes. [4, 6] starts in the
+        // pass both end: a third. [5, 5] finds the first lane free (its
+        // last slice ended in pass 4), and so does [7, 7].
+        assert_eq!(
+            lanes(&[(0, 0), (1, 4), (1, 4), (4, 6), (5, 5), (7, 7)]),
+            [0, 0, 1, 2, 0, 0]
+        );
+        // Two at once in the same pass, 0 long: one inside the other on a
+        // track, so two lanes.
+        assert_eq!(lanes(&[(3, 3), (3, 3)]), [0, 1]);
+        assert_eq!(lanes(&[]), Vec::<usize>::new());
+    }
 }
