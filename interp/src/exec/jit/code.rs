@@ -38,6 +38,12 @@ fn isa() -> Result<OwnedTargetIsa, String> {
         available()?;
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        // Cranelift's IR verifier in debug builds (every test), not in
+        // release: it took a third to a half of a program's compile (D31).
+        let verify = if cfg!(debug_assertions) { "true" } else { "false" };
+        flags
+            .set("enable_verifier", verify)
+            .map_err(|e| e.to_string())?;
         cranelift_native::builder()
             .map_err(|e| e.to_string())?
             .finish(settings::Flags::new(flags))
@@ -57,8 +63,6 @@ impl Code {
     /// Compiles the decoded program `insts`. `Err` names what failed: no
     /// Cranelift backend for this host, or the compiler's own error.
     pub(crate) fn compile(insts: &[Inst]) -> Result<Code, String> {
-        let mut flags = settings::builder();
-        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
         let isa = isa()?;
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let mut ctx = module.make_context();
