@@ -40,7 +40,11 @@ fn isa() -> Result<OwnedTargetIsa, String> {
         flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
         // Cranelift's IR verifier in debug builds (every test), not in
         // release: it took a third to a half of a program's compile (D31).
-        let verify = if cfg!(debug_assertions) { "true" } else { "false" };
+        let verify = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
         flags
             .set("enable_verifier", verify)
             .map_err(|e| e.to_string())?;
