@@ -36,7 +36,7 @@ fn read(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         } else {
             p.to_owned()
         };
-        std::fs::read(file).map_err(|e| e.to_string())
+        std::fs::read(file).map_err(|e| format!("cannot be read: {e}"))
     })
 }
 
