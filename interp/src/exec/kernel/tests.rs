@@ -5,7 +5,7 @@ use crate::exec::observer::NoObserver;
 use crate::exec::template::Arg;
 use crate::exec::template::{BLANK, Tmpl};
 use crate::format::{NO_REGISTER, flags};
-use crate::types::{Delay, ResultModel};
+use crate::types::{Delay, Reason, ResultModel};
 use crate::types::{Params, SubmittedCommand};
 
 /// S23's cycle(2, 3): command k's delay is 2 + k % 3, so in pass 0
@@ -243,4 +243,110 @@ fn the_wheel_and_beyond_it() {
         k.sweep(&mut [], &mut NoObserver);
         assert_eq!((k.busy, k.next_change), (busy, next), "pass {pass}");
     }
+}
+
+/// S18 and S32: the host's submit is rejected with reason 11 when its
+/// group is outside the grid of `core_count` cores (119 by default):
+/// cores `first .. first + count` must lie in 0..119 with count >= 1.
+/// 118 + 1 and 0 + 119 fit; a group starting at 119, past it at 120 or
+/// at u32::MAX, of 0 cores, or one core too long does not.
+#[test]
+fn the_host_submit_rejects_a_group_outside_the_grid() {
+    let mut k = Kernel::new(&Params::default());
+    let mut submit = |first, count| k.host_submit(1, first, count, [0; 10], 0, 0, &mut NoObserver);
+    for (first, count) in [
+        (119, 1),
+        (120, 1),
+        (200, 1),
+        (u32::MAX, 1),
+        (0, 0),
+        (0, 120),
+        (118, 2),
+    ] {
+        assert_eq!(
+            submit(first, count),
+            Err(Some(Reason::BadGroup)),
+            "group {first}+{count}"
+        );
+    }
+    for (first, count) in [(118, 1), (0, 119)] {
+        assert_eq!(submit(first, count), Ok(()), "group {first}+{count}");
+    }
+}
+
+/// A stream at the kernel's interface, for the sweep.
+fn stream(index: u16) -> Stream {
+    Stream {
+        meta: StreamMeta {
+            pc: 0,
+            steps: 0,
+            max_steps: 100,
+            pending: 0,
+            latest_result: 0,
+            req: 0,
+            deadline: None,
+            life: super::stream::Life::Active,
+            index,
+            program: 0,
+            exclusive_mark: None,
+            waiting: Waiting::No,
+        },
+        regs: [0; 16],
+        end: Default::default(),
+    }
+}
+
+/// The sweep with several streams (S12, S30): each stream's latest result
+/// is set only by its own commands that carry the result flag. Result
+/// model arg(0) (S23), delays 1, 2, 2, 1 by table; in pass 0 stream A
+/// submits command 0 (result flag, arg0 7: slot 0, ack 2) and command 1
+/// (no flag: slot 1, ack 3), stream B command 2 (flag, arg0 5: slot 2,
+/// ack 3) and command 3 (no flag: slot 3, ack 2). Pass 2 frees slots 0
+/// and 3: A's latest is 7, B's still 0, one pending each. Pass 3 frees
+/// slots 1 and 2: A's latest stays 7 (slot 1 has no result), B's is 5.
+#[test]
+fn the_sweep_of_several_streams_sets_results_only_from_result_commands() {
+    let params = Params {
+        delay: Delay::Table(vec![Some(1), Some(2), Some(2), Some(1)]),
+        result: ResultModel::Arg(0),
+        ..Params::default()
+    };
+    let mut k = Kernel::new(&params);
+    let mut streams = [stream(0), stream(1)];
+    let tmpl = |flag, arg0| Tmpl {
+        proto: SubmittedCommand {
+            handler: 3,
+            first: 0,
+            count: 1,
+            flags: flag,
+            args: [arg0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            ..BLANK
+        },
+        patches: [(Arg::A0, 0); 4],
+        patch_count: 0,
+        first_register: NO_REGISTER,
+        count_register: NO_REGISTER,
+    };
+    let regs = [0u32; 16];
+    for (who, flag, arg0) in [
+        (0, flags::RESULT, 7),
+        (0, 0, 9),
+        (1, flags::RESULT, 5),
+        (1, 0, 11),
+    ] {
+        let s: &mut StreamMeta = &mut streams[who].meta;
+        assert!(
+            k.submit(s, &regs, &tmpl(flag, arg0), None, 4, &mut NoObserver)
+                .is_ok()
+        );
+    }
+    assert_eq!(k.busy, 0b1111);
+    let mut sweep = |k: &mut Kernel, pass| {
+        k.pass = pass;
+        k.sweep(&mut streams, &mut NoObserver);
+        let m = |i: usize| (streams[i].meta.latest_result, streams[i].meta.pending);
+        (k.busy, m(0), m(1))
+    };
+    assert_eq!(sweep(&mut k, 2), (0b0110, (7, 1), (0, 1)));
+    assert_eq!(sweep(&mut k, 3), (0, (7, 0), (5, 0)));
 }
