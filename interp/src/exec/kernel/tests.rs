@@ -301,13 +301,15 @@ fn stream(index: u16) -> Stream {
 /// model arg(0) (S23), delays 1, 2, 2, 1 by table; in pass 0 stream A
 /// submits command 0 (result flag, arg0 7: slot 0, ack 2) and command 1
 /// (no flag: slot 1, ack 3), stream B command 2 (flag, arg0 5: slot 2,
-/// ack 3) and command 3 (no flag: slot 3, ack 2). Pass 2 frees slots 0
-/// and 3: A's latest is 7, B's still 0, one pending each. Pass 3 frees
-/// slots 1 and 2: A's latest stays 7 (slot 1 has no result), B's is 5.
+/// ack 3) and command 3 (no flag: slot 3, ack 2), and the host command 4
+/// (delay 1: slot 4, ack 2). Pass 2 frees slots 0, 3 and 4: A's latest is
+/// 7, B's still 0, one pending each; no host command is in flight and
+/// only slot 2's command has the result flag. Pass 3 frees slots 1 and 2:
+/// A's latest stays 7 (slot 1 has no result), B's is 5.
 #[test]
 fn the_sweep_of_several_streams_sets_results_only_from_result_commands() {
     let params = Params {
-        delay: Delay::Table(vec![Some(1), Some(2), Some(2), Some(1)]),
+        delay: Delay::Table(vec![Some(1), Some(2), Some(2), Some(1), Some(1)]),
         result: ResultModel::Arg(0),
         ..Params::default()
     };
@@ -340,13 +342,18 @@ fn the_sweep_of_several_streams_sets_results_only_from_result_commands() {
                 .is_ok()
         );
     }
-    assert_eq!(k.busy, 0b1111);
+    k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+        .unwrap();
+    assert_eq!(
+        (k.busy, k.host_slots, k.result_slots),
+        (0b11111, 0b10000, 0b0101)
+    );
     let mut sweep = |k: &mut Kernel, pass| {
         k.pass = pass;
         k.sweep(&mut streams, &mut NoObserver);
         let m = |i: usize| (streams[i].meta.latest_result, streams[i].meta.pending);
-        (k.busy, m(0), m(1))
+        (k.busy, k.host_slots, k.result_slots, m(0), m(1))
     };
-    assert_eq!(sweep(&mut k, 2), (0b0110, (7, 1), (0, 1)));
-    assert_eq!(sweep(&mut k, 3), (0, (7, 0), (5, 0)));
+    assert_eq!(sweep(&mut k, 2), (0b0110, 0, 0b0100, (7, 1), (0, 1)));
+    assert_eq!(sweep(&mut k, 3), (0, 0, 0, (7, 0), (5, 0)));
 }

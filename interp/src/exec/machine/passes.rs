@@ -44,10 +44,11 @@ impl Machine {
             self.kernel.pass = p;
             // The sweep being due fails the test most often: it comes first
             // (is_quick's first test; performance.md D17).
-            if budget_ended
-                && budget::is_quick(&self.kernel, p, max_passes, host_at)
-                && self.n_active == 1
-            {
+            // `budget_ended` implies one active stream: a turn that ends by
+            // its budget leaves its stream active, and `turns` says so only
+            // when that stream is the one left.
+            debug_assert!(!budget_ended || self.n_active == 1);
+            if budget_ended && budget::is_quick(&self.kernel, p, max_passes, host_at) {
                 // A quick pass: no slot can be acknowledged or late, no host
                 // command, and the queue is empty when the stream's turn
                 // starts, so a queue turn before it does nothing. The stream
