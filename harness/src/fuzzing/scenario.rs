@@ -121,7 +121,14 @@ pub fn arbitrary_scenario(u: &mut Unstructured) -> Result<Scenario> {
             },
             6 | 7 => HostCommand::Submit {
                 handler: *u.choose(&[0u32, 1, 7, 239, 240])?,
-                first: u.int_in_range(0..=params.core_count)?,
+                // One in eight starts at the grid's end or past it (S32:
+                // reason 11), up to u32::MAX.
+                first: if u.ratio(1, 8)? {
+                    let c = params.core_count;
+                    *u.choose(&[c, c + 1, c + 7, u32::MAX])?
+                } else {
+                    u.int_in_range(0..=params.core_count)?
+                },
                 count: u.int_in_range(0..=params.core_count.min(8))?,
                 args: host_args(u)?,
                 exclusive: u.ratio(1, 3)?,
