@@ -223,25 +223,37 @@ fn the_earliest_deadline_freed_before_the_next_ack() {
     }
 }
 
-/// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it:
-/// delays 62 and 63 from pass 0 are acks 63 and 64. Swept in pass 63
-/// (slot 0) and 64 (slot 1), each in its own pass and no other.
+/// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it
+/// (`far`): delays 62, 63 and 100 from pass 0 are acks 63, 64 and 101
+/// (S12). Swept in pass 63 (slot 0), 64 (slot 1) and 101 (slot 2), each
+/// in its own pass and no other; `far` holds the busy slots beyond the
+/// wheel, and the next change is the next ack.
 #[test]
 fn the_wheel_and_beyond_it() {
     let params = Params {
-        delay: Delay::Table(vec![Some(62), Some(63)]),
+        delay: Delay::Table(vec![Some(62), Some(63), Some(100)]),
         ..Params::default()
     };
     let mut k = Kernel::new(&params);
-    for _ in 0..2 {
+    for _ in 0..3 {
         k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
             .unwrap();
     }
-    assert_eq!((k.wheel_bits, k.far), (1 << 63, 0b10));
-    for (pass, busy, next) in [(62, 0b11, 63), (63, 0b10, 64), (64, 0, u64::MAX)] {
+    assert_eq!((k.wheel_bits, k.far, k.far_next), (1 << 63, 0b110, 64));
+    for (pass, busy, far, next) in [
+        (62, 0b111, 0b110, 63),
+        (63, 0b110, 0b110, 64),
+        (64, 0b100, 0b100, 101),
+        (100, 0b100, 0b100, 101),
+        (101, 0, 0, u64::MAX),
+    ] {
         k.pass = pass;
         k.sweep(&mut [], &mut NoObserver);
-        assert_eq!((k.busy, k.next_change), (busy, next), "pass {pass}");
+        assert_eq!(
+            (k.busy, k.far, k.next_change),
+            (busy, far, next),
+            "pass {pass}"
+        );
     }
 }
 
