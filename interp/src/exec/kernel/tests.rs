@@ -369,3 +369,69 @@ fn the_sweep_of_several_streams_sets_results_only_from_result_commands() {
     assert_eq!(sweep(&mut k, 2), (0b0110, 0, 0b0100, (7, 1), (0, 1)));
     assert_eq!(sweep(&mut k, 3), (0, 0, 0, (7, 0), (5, 0)));
 }
+
+/// S20 after a job starved: on a grid of 3 cores a command holds core 1
+/// until pass 2001 (delay 2000, S12), so the host's job H (handler 2, 2
+/// cores) finds no room while 1,024 one-core jobs behind it are placed, one
+/// a pass, each overtaking it. The kernel in pass 2001, whose sweep freed
+/// core 1, with H alone in the queue, overtaken 1,024 times: the window is
+/// looked at in order from now on.
+fn a_starved_head() -> Kernel {
+    let mut delays = vec![Some(2000)];
+    delays.extend([Some(0); 1100]);
+    let params = Params {
+        core_count: 3,
+        delay: Delay::Table(delays),
+        ..Params::default()
+    };
+    let mut k = Kernel::new(&params);
+    let obs = &mut NoObserver;
+    k.host_submit(1, 1, 1, [0; 10], 0, 0, obs).unwrap();
+    k.host_enqueue(2, 2, [0; 10], 0).unwrap();
+    for pass in 0..1024 {
+        k.pass = pass;
+        k.host_enqueue(3, 1, [0; 10], 0).unwrap();
+        k.queue_turn(obs);
+        k.pass = pass + 1;
+        k.sweep(&mut [], obs);
+    }
+    assert_eq!((k.busy, k.queue.len()), (0b1, 1));
+    assert_eq!(k.queue.overtaken(k.queue.entry(0), 0), 1024);
+    k.pass = 2001;
+    k.sweep(&mut [], obs);
+    assert_eq!(k.busy, 0);
+    k
+}
+
+/// The (handler, first, count) of the last `n` commands recorded.
+fn last_records(k: &Kernel, n: usize) -> Vec<(u8, u32, u32)> {
+    k.commands[k.commands.len() - n..]
+        .iter()
+        .map(|c| (c.handler, c.first, c.count))
+        .collect()
+}
+
+/// After a starved head (S20): H is placed on cores 0..2, then the
+/// exclusive job X (handler 4, 1 core) behind it, with no job ahead of it
+/// waiting any more, on core 2.
+#[test]
+fn after_a_starved_head_an_exclusive_job_behind_it_is_placed() {
+    let mut k = a_starved_head();
+    k.host_enqueue(4, 1, [0; 10], flags::EXCLUSIVE).unwrap();
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(k.queue.len(), 0);
+    assert_eq!(last_records(&k, 2), [(2, 0, 2), (4, 2, 1)]);
+}
+
+/// After a starved head (S20): H is placed on cores 0..2; Y (handler 5,
+/// 2 cores) does not fit in the core left and stays; Z (handler 6, 1 core)
+/// behind it is placed on core 2. Y alone waits, at the head.
+#[test]
+fn after_a_starved_head_the_job_left_between_two_placed_stays() {
+    let mut k = a_starved_head();
+    k.host_enqueue(5, 2, [0; 10], 0).unwrap();
+    k.host_enqueue(6, 1, [0; 10], 0).unwrap();
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(last_records(&k, 2), [(2, 0, 2), (6, 2, 1)]);
+    assert_eq!((k.queue.len(), k.queue.count(0)), (1, 2));
+}
