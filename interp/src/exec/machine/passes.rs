@@ -141,8 +141,9 @@ impl Machine {
             {
                 next = next.min(c);
             }
+            // At least the next pass: skipped passes only when beyond it.
             let next = next.max(p + 1);
-            if next > p + 1 {
+            if next != p + 1 {
                 obs.on_idle(p + 1, next);
             }
             p = next;
