@@ -8,7 +8,7 @@
 
 use arbitrary::{Result, Unstructured};
 
-use kmst_reference::{HostCommand, Params, Scenario};
+use kmst_reference::{Delay, HostCommand, Params, Scenario};
 
 use super::{arbitrary_job_loop, arbitrary_params, arbitrary_upload};
 
@@ -44,6 +44,16 @@ pub fn arbitrary_scenario(u: &mut Unstructured) -> Result<Scenario> {
     let mut params: Params = arbitrary_params(u)?;
     params.cancel_pass = None;
     params.core_count = *u.choose(&[1u32, 4, 8, 16, 119])?;
+    // One in eight: delays around the ack wheel's 64 passes, so that acks
+    // land on both sides of it (S12; the kernel keeps acks 64 or more
+    // passes ahead apart from the wheel).
+    if u.ratio(1, 8)? {
+        let base = u.int_in_range(58u32..=66)?;
+        params.delay = Delay::Cycle {
+            base,
+            modulo: u.int_in_range(1u32..=6)?,
+        };
+    }
     params.region_size = 64 * u64::from(u.int_in_range(64u32..=512)?);
     let mut scenario =
         Scenario::new(params.clone()).map_err(|_| arbitrary::Error::IncorrectFormat)?;
