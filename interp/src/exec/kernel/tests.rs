@@ -435,3 +435,22 @@ fn after_a_starved_head_the_job_left_between_two_placed_stays() {
     assert_eq!(last_records(&k, 2), [(2, 0, 2), (6, 2, 1)]);
     assert_eq!((k.queue.len(), k.queue.count(0)), (1, 2));
 }
+
+/// After a starved head (S20): H is placed on cores 0..2; Y (handler 5,
+/// 2 cores) does not fit in the core left and stays; the exclusive job X
+/// (handler 4, 1 core) would fit on core 2, but Y ahead of it is still
+/// waiting, so it waits too. Only H is recorded; Y and X wait, in order.
+#[test]
+fn after_a_starved_head_an_exclusive_job_behind_a_waiting_one_waits() {
+    let mut k = a_starved_head();
+    let before = k.commands.len();
+    k.host_enqueue(5, 2, [0; 10], 0).unwrap();
+    k.host_enqueue(4, 1, [0; 10], flags::EXCLUSIVE).unwrap();
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(k.commands.len(), before + 1);
+    assert_eq!(last_records(&k, 1), [(2, 0, 2)]);
+    assert_eq!(
+        (k.queue.len(), k.queue.count(0), k.queue.count(1)),
+        (2, 2, 1)
+    );
+}
