@@ -377,6 +377,13 @@ fn the_sweep_of_several_streams_sets_results_only_from_result_commands() {
 /// core 1, with H alone in the queue, overtaken 1,024 times: the window is
 /// looked at in order from now on.
 fn a_starved_head() -> Kernel {
+    starved(None)
+}
+
+/// [`a_starved_head`], and when `y_at` is given the host's job Y (handler
+/// 5, 2 cores) queued behind H in that pass, before its one-core job: Y is
+/// then overtaken 1,024 − `y_at` times.
+fn starved(y_at: Option<u64>) -> Kernel {
     let mut delays = vec![Some(2000)];
     delays.extend([Some(0); 1100]);
     let params = Params {
@@ -390,12 +397,16 @@ fn a_starved_head() -> Kernel {
     k.host_enqueue(2, 2, [0; 10], 0).unwrap();
     for pass in 0..1024 {
         k.pass = pass;
+        if y_at == Some(pass) {
+            k.host_enqueue(5, 2, [0; 10], 0).unwrap();
+        }
         k.host_enqueue(3, 1, [0; 10], 0).unwrap();
         k.queue_turn(obs);
         k.pass = pass + 1;
         k.sweep(&mut [], obs);
     }
-    assert_eq!((k.busy, k.queue.len()), (0b1, 1));
+    let waiting = 1 + usize::from(y_at.is_some());
+    assert_eq!((k.busy, k.queue.len()), (0b1, waiting));
     assert_eq!(k.queue.overtaken(k.queue.entry(0), 0), 1024);
     k.pass = 2001;
     k.sweep(&mut [], obs);
@@ -453,4 +464,19 @@ fn after_a_starved_head_an_exclusive_job_behind_a_waiting_one_waits() {
         (k.queue.len(), k.queue.count(0), k.queue.count(1)),
         (2, 2, 1)
     );
+}
+
+/// After a starved head (S20), with Y queued in pass 2 (overtaken 1,022
+/// times, below 1,024): H is placed on cores 0..2; Y does not fit in the
+/// core left and, not blocking, lets the host's job Z (handler 6, 1 core)
+/// behind it be placed on core 2 (Y overtaken once more, 1,023).
+#[test]
+fn after_a_starved_head_a_job_not_yet_starved_lets_the_next_be_placed() {
+    let mut k = starved(Some(2));
+    assert_eq!(k.queue.overtaken(k.queue.entry(1), 1), 1022);
+    k.host_enqueue(6, 1, [0; 10], 0).unwrap();
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(last_records(&k, 2), [(2, 0, 2), (6, 2, 1)]);
+    assert_eq!((k.queue.len(), k.queue.count(0)), (1, 2));
+    assert_eq!(k.queue.overtaken(k.queue.entry(0), 0), 1023);
 }
