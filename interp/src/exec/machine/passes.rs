@@ -141,8 +141,11 @@ impl Machine {
             {
                 next = next.min(c);
             }
-            // At least the next pass: skipped passes only when beyond it.
-            let next = next.max(p + 1);
+            // Every bound is after this pass: `max_passes` (the loop's
+            // test), the due host command and the cancel (tested above), and
+            // the next change, as only a slot taken lowers it and a pass
+            // that takes one is not idle (the sweep left it after the pass).
+            debug_assert!(next > p, "the idle jump goes forward");
             if next != p + 1 {
                 obs.on_idle(p + 1, next);
             }
