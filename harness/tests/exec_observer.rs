@@ -75,6 +75,20 @@ fn hooks_of_a_submit_wait_halt_run() {
         assert_eq!(log.passes, vec![(0, 1, 0), (1, 1, 0), (3, 0, 0)]);
         assert_eq!(log.idle, vec![(2, 3)]);
     }
+    // With delay 1 the ack comes in the sweep of pass 2, the pass right
+    // after the wait of pass 1: no pass is skipped, so no idle is reported
+    // (an idle names the passes skipped, none here), and TIME reads pass 2.
+    let params = Params {
+        delay: Delay::Fixed(1),
+        ..Params::default()
+    };
+    for &d in Dispatch::ALL {
+        let mut log = Log::default();
+        let r = simulate_observed(&data, &params, d, &mut log);
+        assert_eq!(r.halt, Some(2000), "{d}");
+        assert_eq!(log.acks, vec![(0, 0, 2)], "{d}");
+        assert_eq!(log.idle, vec![], "{d}");
+    }
 }
 
 #[test]

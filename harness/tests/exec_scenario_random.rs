@@ -3,14 +3,14 @@
 
 use kmst::exec::{Dispatch, simulate_scenario};
 use kmst_harness::fuzzing::scenario::scenario_from_seed;
-use kmst_reference::{Outcome, Status};
+use kmst_reference::{Outcome, Reason, Status};
 
 const CASES: u64 = 3_000;
 
 #[test]
 fn every_variant_agrees_with_the_reference_on_scenarios() {
     let (mut streams, mut two_at_once, mut rejected_runs, mut host_taken) = (0, 0, 0, 0);
-    let mut two_submitters = 0;
+    let (mut two_submitters, mut bad_groups) = (0, 0);
     for seed in 0..CASES {
         let scenario = scenario_from_seed(seed);
         let want = kmst_reference::simulate_scenario(&scenario);
@@ -43,6 +43,11 @@ fn every_variant_agrees_with_the_reference_on_scenarios() {
         let owners: std::collections::BTreeSet<usize> =
             want.commands.iter().filter_map(|c| c.stream).collect();
         two_submitters += usize::from(owners.len() >= 2);
+        bad_groups += want
+            .host
+            .iter()
+            .filter(|h| h.outcome == Outcome::Rejected(Reason::BadGroup))
+            .count();
         host_taken += want
             .host
             .iter()
@@ -57,6 +62,11 @@ fn every_variant_agrees_with_the_reference_on_scenarios() {
     );
     assert!(rejected_runs > 100, "{rejected_runs} rejections");
     assert!(host_taken > 100, "{host_taken} host commands taken");
+    // Host submits whose group starts at the grid's end or past it (S32).
+    assert!(
+        bad_groups > 100,
+        "{bad_groups} host submits with a bad group"
+    );
     assert!(
         two_submitters > 150,
         "{two_submitters} with two streams' commands"

@@ -207,9 +207,12 @@ impl RunPlace {
     /// S6's tests before the check, in order: alignment, range, overlap with
     /// an active range, an active req. True when one fails (reason 1, pc 0).
     pub fn rejected(&self, region_size: u64, active: &[(u64, u64)], active_reqs: &[u32]) -> bool {
+        // The range's end in u128, which cannot wrap: one test where
+        // `offset > region_size` and the length's room were two (whose
+        // boundaries overlapped: an offset at the region's end failed both
+        // but for a length of 0, which the check rejects).
         !self.offset.is_multiple_of(64)
-            || self.offset > region_size
-            || self.length > region_size - self.offset
+            || u128::from(self.offset) + u128::from(self.length) > u128::from(region_size)
             || active
                 .iter()
                 .any(|&(at, len)| overlaps(self.offset, self.length, at, len))

@@ -294,15 +294,19 @@ pub fn upload_bytes(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     assemble(bytes)
 }
 
-#[cfg(feature = "asm")]
+/// `.kms` text assembled (one function for both builds, so that each
+/// build has all of it).
 fn assemble(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
-    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
-    crate::asm::assemble(&text).map_err(|e| format!("does not assemble: {e}"))
-}
-
-#[cfg(not(feature = "asm"))]
-fn assemble(_: Vec<u8>) -> Result<Vec<u8>, String> {
-    Err("assembly text needs kmst's `asm` feature".to_string())
+    #[cfg(feature = "asm")]
+    {
+        let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+        crate::asm::assemble(&text).map_err(|e| format!("does not assemble: {e}"))
+    }
+    #[cfg(not(feature = "asm"))]
+    {
+        drop(bytes);
+        Err("assembly text needs kmst's `asm` feature".to_string())
+    }
 }
 
 /// Reads the scenario file at `path` (S36); uploads are relative to its

@@ -524,6 +524,14 @@ fn check_run_offset_and_range(c: &Checker) {
     );
     // region u64::MAX with offset 0 fits.
     assert_eq!(run(c, &data, 0, u64::MAX, &[], &[]), (None, 7));
+    // S6: a range that ends exactly at the region's end fits.
+    let len = data.len() as u64;
+    assert_eq!(run(c, &data, 128, 128 + len, &[], &[]), (None, 7));
+    // An offset at the region's end: no room even for the header (req 0, S3).
+    assert_eq!(
+        run(c, &data, 128 + len, 128 + len, &[], &[]),
+        (Some(Reason::BadHeader), 0)
+    );
 }
 
 fn check_run_req_per_s3(c: &Checker) {

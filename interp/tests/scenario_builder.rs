@@ -463,3 +463,17 @@ fn an_upload_that_does_not_assemble_names_its_file() {
     );
     assert_eq!((e.entry, e.field.as_str()), (Entry::Upload(0), "file"));
 }
+
+/// S27: a host command takes up to ten args; ten are kept as given. The
+/// host's submit is taken in pass 0 into slot 0 with sequence 0 (S32, S19),
+/// its record carrying the ten words.
+#[test]
+fn ten_args_are_the_most_and_are_kept() {
+    let mut b = ScenarioBuilder::new(Params::default()).unwrap();
+    let ten: Vec<u32> = (1..=10).collect();
+    b.submit(0, 4, (0, 1), &ten, false, false).unwrap();
+    let a = answer(&b.build());
+    assert_eq!(a.host, [taken(0)]);
+    assert_eq!(a.commands.len(), 1);
+    assert_eq!(a.commands[0].command.args, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+}

@@ -8,7 +8,7 @@
 
 use arbitrary::{Result, Unstructured};
 
-use kmst_reference::{HostCommand, Params, Scenario};
+use kmst_reference::{Delay, HostCommand, Params, Scenario};
 
 use super::{arbitrary_job_loop, arbitrary_params, arbitrary_upload};
 
@@ -44,6 +44,16 @@ pub fn arbitrary_scenario(u: &mut Unstructured) -> Result<Scenario> {
     let mut params: Params = arbitrary_params(u)?;
     params.cancel_pass = None;
     params.core_count = *u.choose(&[1u32, 4, 8, 16, 119])?;
+    // One in eight: delays around the ack wheel's 64 passes, so that acks
+    // land on both sides of it (S12; the kernel keeps acks 64 or more
+    // passes ahead apart from the wheel).
+    if u.ratio(1, 8)? {
+        let base = u.int_in_range(58u32..=66)?;
+        params.delay = Delay::Cycle {
+            base,
+            modulo: u.int_in_range(1u32..=6)?,
+        };
+    }
     params.region_size = 64 * u64::from(u.int_in_range(64u32..=512)?);
     let mut scenario =
         Scenario::new(params.clone()).map_err(|_| arbitrary::Error::IncorrectFormat)?;
@@ -121,7 +131,14 @@ pub fn arbitrary_scenario(u: &mut Unstructured) -> Result<Scenario> {
             },
             6 | 7 => HostCommand::Submit {
                 handler: *u.choose(&[0u32, 1, 7, 239, 240])?,
-                first: u.int_in_range(0..=params.core_count)?,
+                // One in eight starts at the grid's end or past it (S32:
+                // reason 11), up to u32::MAX.
+                first: if u.ratio(1, 8)? {
+                    let c = params.core_count;
+                    *u.choose(&[c, c + 1, c + 7, u32::MAX])?
+                } else {
+                    u.int_in_range(0..=params.core_count)?
+                },
                 count: u.int_in_range(0..=params.core_count.min(8))?,
                 args: host_args(u)?,
                 exclusive: u.ratio(1, 3)?,

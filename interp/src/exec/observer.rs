@@ -119,3 +119,32 @@ pub struct NoObserver;
 impl Observer for NoObserver {
     const EVERY_PASS: bool = false;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Reason;
+
+    /// The names docs/profiling.md lists ("why turns ended"), and which
+    /// ends are waits (S18: SUBMIT, ENQUEUE, WAIT and HALT wait).
+    #[test]
+    fn each_end_has_its_documented_name() {
+        let error = StreamError {
+            reason: Reason::StepLimit,
+            pc: 3,
+        };
+        let ends = [
+            (TurnEnd::Budget, "budget", false),
+            (TurnEnd::WaitSlots, "wait-slots", true),
+            (TurnEnd::WaitQueueFull, "wait-queue-full", true),
+            (TurnEnd::WaitExclusive, "wait-exclusive", true),
+            (TurnEnd::Wait, "wait", true),
+            (TurnEnd::HaltPending, "halt-pending", true),
+            (TurnEnd::Error(error), "error", false),
+            (TurnEnd::Halt(0), "halt", false),
+        ];
+        for (end, name, wait) in ends {
+            assert_eq!((end.name(), end.is_wait()), (name, wait), "{end:?}");
+        }
+    }
+}

@@ -48,6 +48,15 @@ pub(crate) struct Job {
     pub owner: u16,
 }
 
+/// [`Queue::fitting`]'s compare on stable Rust, key by key: bit `i` set when
+/// key `i` is at most `cores`.
+#[cfg(not(feature = "nightly"))]
+fn fitting_by_key(keys: &[i16], cores: i16) -> u32 {
+    keys.iter()
+        .enumerate()
+        .fold(0u32, |bits, (i, &k)| bits | u32::from(k <= cores) << i)
+}
+
 #[cfg(test)]
 impl Job {
     /// A job of `count` cores from `owner`, for the tests.
@@ -221,10 +230,7 @@ impl Queue {
             .simd_le(i16x16::splat(cores))
             .to_bitmask() as u32;
         #[cfg(not(feature = "nightly"))]
-        let bits = keys
-            .iter()
-            .enumerate()
-            .fold(0u32, |bits, (i, &k)| bits | u32::from(k <= cores) << i);
+        let bits = fitting_by_key(keys, cores);
         bits & ((1 << window) - 1)
     }
 

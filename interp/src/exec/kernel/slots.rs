@@ -186,7 +186,11 @@ impl Kernel {
         let next_wheel = if wheel_bits == 0 {
             u64::MAX
         } else {
-            let from = ((pass + 1) % ACK_WHEEL as u64) as u32;
+            // Bucket `(pass + 1) % 64` rotated to bit 0: `rotate_right`
+            // counts modulo 64, the wheel's size, and so does the cast
+            // (2^32 is a multiple of 64).
+            const { assert!(ACK_WHEEL == u64::BITS as usize) };
+            let from = (pass + 1) as u32;
             pass + 1 + u64::from(wheel_bits.rotate_right(from).trailing_zeros())
         };
         // Every ack left is after this pass (the far ones too).

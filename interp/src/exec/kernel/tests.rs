@@ -5,7 +5,7 @@ use crate::exec::observer::NoObserver;
 use crate::exec::template::Arg;
 use crate::exec::template::{BLANK, Tmpl};
 use crate::format::{NO_REGISTER, flags};
-use crate::types::{Delay, ResultModel};
+use crate::types::{Delay, Reason, ResultModel};
 use crate::types::{Params, SubmittedCommand};
 
 /// S23's cycle(2, 3): command k's delay is 2 + k % 3, so in pass 0
@@ -223,24 +223,260 @@ fn the_earliest_deadline_freed_before_the_next_ack() {
     }
 }
 
-/// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it:
-/// delays 62 and 63 from pass 0 are acks 63 and 64. Swept in pass 63
-/// (slot 0) and 64 (slot 1), each in its own pass and no other.
+/// Acks 1..=63 passes ahead go on the wheel, 64 and more beyond it
+/// (`far`): delays 62, 63 and 100 from pass 0 are acks 63, 64 and 101
+/// (S12). Swept in pass 63 (slot 0), 64 (slot 1) and 101 (slot 2), each
+/// in its own pass and no other; `far` holds the busy slots beyond the
+/// wheel, and the next change is the next ack.
 #[test]
 fn the_wheel_and_beyond_it() {
     let params = Params {
-        delay: Delay::Table(vec![Some(62), Some(63)]),
+        delay: Delay::Table(vec![Some(62), Some(63), Some(100)]),
         ..Params::default()
     };
     let mut k = Kernel::new(&params);
-    for _ in 0..2 {
+    for _ in 0..3 {
         k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
             .unwrap();
     }
-    assert_eq!((k.wheel_bits, k.far), (1 << 63, 0b10));
-    for (pass, busy, next) in [(62, 0b11, 63), (63, 0b10, 64), (64, 0, u64::MAX)] {
+    assert_eq!((k.wheel_bits, k.far, k.far_next), (1 << 63, 0b110, 64));
+    for (pass, busy, far, next) in [
+        (62, 0b111, 0b110, 63),
+        (63, 0b110, 0b110, 64),
+        (64, 0b100, 0b100, 101),
+        (100, 0b100, 0b100, 101),
+        (101, 0, 0, u64::MAX),
+    ] {
         k.pass = pass;
         k.sweep(&mut [], &mut NoObserver);
-        assert_eq!((k.busy, k.next_change), (busy, next), "pass {pass}");
+        assert_eq!(
+            (k.busy, k.far, k.next_change),
+            (busy, far, next),
+            "pass {pass}"
+        );
     }
+}
+
+/// S18 and S32: the host's submit is rejected with reason 11 when its
+/// group is outside the grid of `core_count` cores (119 by default):
+/// cores `first .. first + count` must lie in 0..119 with count >= 1.
+/// 118 + 1 and 0 + 119 fit; a group starting at 119, past it at 120 or
+/// at u32::MAX, of 0 cores, or one core too long does not.
+#[test]
+fn the_host_submit_rejects_a_group_outside_the_grid() {
+    let mut k = Kernel::new(&Params::default());
+    let mut submit = |first, count| k.host_submit(1, first, count, [0; 10], 0, 0, &mut NoObserver);
+    for (first, count) in [
+        (119, 1),
+        (120, 1),
+        (200, 1),
+        (u32::MAX, 1),
+        (0, 0),
+        (0, 120),
+        (118, 2),
+    ] {
+        assert_eq!(
+            submit(first, count),
+            Err(Some(Reason::BadGroup)),
+            "group {first}+{count}"
+        );
+    }
+    for (first, count) in [(118, 1), (0, 119)] {
+        assert_eq!(submit(first, count), Ok(()), "group {first}+{count}");
+    }
+}
+
+/// A stream at the kernel's interface, for the sweep.
+fn stream(index: u16) -> Stream {
+    Stream {
+        meta: StreamMeta {
+            pc: 0,
+            steps: 0,
+            max_steps: 100,
+            pending: 0,
+            latest_result: 0,
+            req: 0,
+            deadline: None,
+            life: super::stream::Life::Active,
+            index,
+            program: 0,
+            exclusive_mark: None,
+            waiting: Waiting::No,
+        },
+        regs: [0; 16],
+        end: Default::default(),
+    }
+}
+
+/// The sweep with several streams (S12, S30): each stream's latest result
+/// is set only by its own commands that carry the result flag. Result
+/// model arg(0) (S23), delays 1, 2, 2, 1 by table; in pass 0 stream A
+/// submits command 0 (result flag, arg0 7: slot 0, ack 2) and command 1
+/// (no flag: slot 1, ack 3), stream B command 2 (flag, arg0 5: slot 2,
+/// ack 3) and command 3 (no flag: slot 3, ack 2), and the host command 4
+/// (delay 1: slot 4, ack 2). Pass 2 frees slots 0, 3 and 4: A's latest is
+/// 7, B's still 0, one pending each; no host command is in flight and
+/// only slot 2's command has the result flag. Pass 3 frees slots 1 and 2:
+/// A's latest stays 7 (slot 1 has no result), B's is 5.
+#[test]
+fn the_sweep_of_several_streams_sets_results_only_from_result_commands() {
+    let params = Params {
+        delay: Delay::Table(vec![Some(1), Some(2), Some(2), Some(1), Some(1)]),
+        result: ResultModel::Arg(0),
+        ..Params::default()
+    };
+    let mut k = Kernel::new(&params);
+    let mut streams = [stream(0), stream(1)];
+    let tmpl = |flag, arg0| Tmpl {
+        proto: SubmittedCommand {
+            handler: 3,
+            first: 0,
+            count: 1,
+            flags: flag,
+            args: [arg0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            ..BLANK
+        },
+        patches: [(Arg::A0, 0); 4],
+        patch_count: 0,
+        first_register: NO_REGISTER,
+        count_register: NO_REGISTER,
+    };
+    let regs = [0u32; 16];
+    for (who, flag, arg0) in [
+        (0, flags::RESULT, 7),
+        (0, 0, 9),
+        (1, flags::RESULT, 5),
+        (1, 0, 11),
+    ] {
+        let s: &mut StreamMeta = &mut streams[who].meta;
+        assert!(
+            k.submit(s, &regs, &tmpl(flag, arg0), None, 4, &mut NoObserver)
+                .is_ok()
+        );
+    }
+    k.host_submit(1, 0, 1, [0; 10], 0, 0, &mut NoObserver)
+        .unwrap();
+    assert_eq!(
+        (k.busy, k.host_slots, k.result_slots),
+        (0b11111, 0b10000, 0b0101)
+    );
+    let mut sweep = |k: &mut Kernel, pass| {
+        k.pass = pass;
+        k.sweep(&mut streams, &mut NoObserver);
+        let m = |i: usize| (streams[i].meta.latest_result, streams[i].meta.pending);
+        (k.busy, k.host_slots, k.result_slots, m(0), m(1))
+    };
+    assert_eq!(sweep(&mut k, 2), (0b0110, 0, 0b0100, (7, 1), (0, 1)));
+    assert_eq!(sweep(&mut k, 3), (0, 0, 0, (7, 0), (5, 0)));
+}
+
+/// S20 after a job starved: on a grid of 3 cores a command holds core 1
+/// until pass 2001 (delay 2000, S12), so the host's job H (handler 2, 2
+/// cores) finds no room while 1,024 one-core jobs behind it are placed, one
+/// a pass, each overtaking it. The kernel in pass 2001, whose sweep freed
+/// core 1, with H alone in the queue, overtaken 1,024 times: the window is
+/// looked at in order from now on.
+fn a_starved_head() -> Kernel {
+    starved(None)
+}
+
+/// [`a_starved_head`], and when `y_at` is given the host's job Y (handler
+/// 5, 2 cores) queued behind H in that pass, before its one-core job: Y is
+/// then overtaken 1,024 − `y_at` times.
+fn starved(y_at: Option<u64>) -> Kernel {
+    let mut delays = vec![Some(2000)];
+    delays.extend([Some(0); 1100]);
+    let params = Params {
+        core_count: 3,
+        delay: Delay::Table(delays),
+        ..Params::default()
+    };
+    let mut k = Kernel::new(&params);
+    let obs = &mut NoObserver;
+    k.host_submit(1, 1, 1, [0; 10], 0, 0, obs).unwrap();
+    k.host_enqueue(2, 2, [0; 10], 0).unwrap();
+    for pass in 0..1024 {
+        k.pass = pass;
+        if y_at == Some(pass) {
+            k.host_enqueue(5, 2, [0; 10], 0).unwrap();
+        }
+        k.host_enqueue(3, 1, [0; 10], 0).unwrap();
+        k.queue_turn(obs);
+        k.pass = pass + 1;
+        k.sweep(&mut [], obs);
+    }
+    let waiting = 1 + usize::from(y_at.is_some());
+    assert_eq!((k.busy, k.queue.len()), (0b1, waiting));
+    assert_eq!(k.queue.overtaken(k.queue.entry(0), 0), 1024);
+    k.pass = 2001;
+    k.sweep(&mut [], obs);
+    assert_eq!(k.busy, 0);
+    k
+}
+
+/// The (handler, first, count) of the last `n` commands recorded.
+fn last_records(k: &Kernel, n: usize) -> Vec<(u8, u32, u32)> {
+    k.commands[k.commands.len() - n..]
+        .iter()
+        .map(|c| (c.handler, c.first, c.count))
+        .collect()
+}
+
+/// After a starved head (S20): H is placed on cores 0..2, then the
+/// exclusive job X (handler 4, 1 core) behind it, with no job ahead of it
+/// waiting any more, on core 2.
+#[test]
+fn after_a_starved_head_an_exclusive_job_behind_it_is_placed() {
+    let mut k = a_starved_head();
+    k.host_enqueue(4, 1, [0; 10], flags::EXCLUSIVE).unwrap();
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(k.queue.len(), 0);
+    assert_eq!(last_records(&k, 2), [(2, 0, 2), (4, 2, 1)]);
+}
+
+/// After a starved head (S20): H is placed on cores 0..2; Y (handler 5,
+/// 2 cores) does not fit in the core left and stays; Z (handler 6, 1 core)
+/// behind it is placed on core 2. Y alone waits, at the head.
+#[test]
+fn after_a_starved_head_the_job_left_between_two_placed_stays() {
+    let mut k = a_starved_head();
+    k.host_enqueue(5, 2, [0; 10], 0).unwrap();
+    k.host_enqueue(6, 1, [0; 10], 0).unwrap();
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(last_records(&k, 2), [(2, 0, 2), (6, 2, 1)]);
+    assert_eq!((k.queue.len(), k.queue.count(0)), (1, 2));
+}
+
+/// After a starved head (S20): H is placed on cores 0..2; Y (handler 5,
+/// 2 cores) does not fit in the core left and stays; the exclusive job X
+/// (handler 4, 1 core) would fit on core 2, but Y ahead of it is still
+/// waiting, so it waits too. Only H is recorded; Y and X wait, in order.
+#[test]
+fn after_a_starved_head_an_exclusive_job_behind_a_waiting_one_waits() {
+    let mut k = a_starved_head();
+    let before = k.commands.len();
+    k.host_enqueue(5, 2, [0; 10], 0).unwrap();
+    k.host_enqueue(4, 1, [0; 10], flags::EXCLUSIVE).unwrap();
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(k.commands.len(), before + 1);
+    assert_eq!(last_records(&k, 1), [(2, 0, 2)]);
+    assert_eq!(
+        (k.queue.len(), k.queue.count(0), k.queue.count(1)),
+        (2, 2, 1)
+    );
+}
+
+/// After a starved head (S20), with Y queued in pass 2 (overtaken 1,022
+/// times, below 1,024): H is placed on cores 0..2; Y does not fit in the
+/// core left and, not blocking, lets the host's job Z (handler 6, 1 core)
+/// behind it be placed on core 2 (Y overtaken once more, 1,023).
+#[test]
+fn after_a_starved_head_a_job_not_yet_starved_lets_the_next_be_placed() {
+    let mut k = starved(Some(2));
+    assert_eq!(k.queue.overtaken(k.queue.entry(1), 1), 1022);
+    k.host_enqueue(6, 1, [0; 10], 0).unwrap();
+    k.queue_turn(&mut NoObserver);
+    assert_eq!(last_records(&k, 2), [(2, 0, 2), (6, 2, 1)]);
+    assert_eq!((k.queue.len(), k.queue.count(0)), (1, 2));
+    assert_eq!(k.queue.overtaken(k.queue.entry(0), 0), 1023);
 }
