@@ -52,11 +52,8 @@ impl Kernel {
         count: u32,
         exclusive: Option<u64>,
     ) -> Result<(), NotNow> {
-        // The group's end, in u64 so that `first + count` cannot wrap: one
-        // test where `first > core_count` and the count's room were two
-        // (whose boundaries overlapped: a group at first == core_count
-        // failed both).
-        if count == 0 || u64::from(first) + u64::from(count) > u64::from(self.core_count) {
+        let core_count = self.core_count;
+        if count == 0 || first > core_count || count > core_count - first {
             return Err(NotNow::BadGroup);
         }
         if self.busy == u16::MAX {

@@ -44,11 +44,10 @@ impl Machine {
             self.kernel.pass = p;
             // The sweep being due fails the test most often: it comes first
             // (is_quick's first test; performance.md D17).
-            // `budget_ended` implies one active stream: a turn that ends by
-            // its budget leaves its stream active, and `turns` says so only
-            // when that stream is the one left.
-            debug_assert!(!budget_ended || self.n_active == 1);
-            if budget_ended && budget::is_quick(&self.kernel, p, max_passes, host_at) {
+            if budget_ended
+                && budget::is_quick(&self.kernel, p, max_passes, host_at)
+                && self.n_active == 1
+            {
                 // A quick pass: no slot can be acknowledged or late, no host
                 // command, and the queue is empty when the stream's turn
                 // starts, so a queue turn before it does nothing. The stream
@@ -141,12 +140,8 @@ impl Machine {
             {
                 next = next.min(c);
             }
-            // Every bound is after this pass: `max_passes` (the loop's
-            // test), the due host command and the cancel (tested above), and
-            // the next change, as only a slot taken lowers it and a pass
-            // that takes one is not idle (the sweep left it after the pass).
-            debug_assert!(next > p, "the idle jump goes forward");
-            if next != p + 1 {
+            let next = next.max(p + 1);
+            if next > p + 1 {
                 obs.on_idle(p + 1, next);
             }
             p = next;
