@@ -18,35 +18,35 @@ use crate::answers::{
 
 /// The bundled workloads: name and `.kms` source, in the order they are reported.
 pub const BUNDLED: [(&str, &str); 9] = [
-    ("alu", include_str!("../../../corpus/bench/alu.kms")),
+    ("alu", include_str!("../../workloads/alu.kms")),
     (
         "alu_chain",
-        include_str!("../../../corpus/bench/alu_chain.kms"),
+        include_str!("../../workloads/alu_chain.kms"),
     ),
     (
         "rand_mod",
-        include_str!("../../../corpus/bench/rand_mod.kms"),
+        include_str!("../../workloads/rand_mod.kms"),
     ),
-    ("branchy", include_str!("../../../corpus/bench/branchy.kms")),
+    ("branchy", include_str!("../../workloads/branchy.kms")),
     (
         "submit_heavy",
-        include_str!("../../../corpus/bench/submit_heavy.kms"),
+        include_str!("../../workloads/submit_heavy.kms"),
     ),
     (
         "queue_stress",
-        include_str!("../../../corpus/bench/queue_stress.kms"),
+        include_str!("../../workloads/queue_stress.kms"),
     ),
     (
         "jobs_1000",
-        include_str!("../../../corpus/streams/jobs_1000.kms"),
+        include_str!("../../workloads/jobs_1000.kms"),
     ),
     (
         "long_wait",
-        include_str!("../../../corpus/bench/long_wait.kms"),
+        include_str!("../../workloads/long_wait.kms"),
     ),
     (
         "long_wait_1",
-        include_str!("../../../corpus/bench/long_wait_1.kms"),
+        include_str!("../../workloads/long_wait_1.kms"),
     ),
 ];
 
@@ -64,38 +64,38 @@ pub const BUNDLED_SCENARIOS: [BundledScenario; 2] = [
     BundledScenario {
         name: "four_streams",
         notes: "four streams submitting with results compete for the 16 slots beside 64 host-queued jobs; delays cycle 1..4",
-        json: include_str!("../../../corpus/bench/four_streams.json"),
+        json: include_str!("../../workloads/four_streams.json"),
         files: &[
             (
                 "four_streams_1.kms",
-                include_str!("../../../corpus/bench/four_streams_1.kms"),
+                include_str!("../../workloads/four_streams_1.kms"),
             ),
             (
                 "four_streams_2.kms",
-                include_str!("../../../corpus/bench/four_streams_2.kms"),
+                include_str!("../../workloads/four_streams_2.kms"),
             ),
             (
                 "four_streams_3.kms",
-                include_str!("../../../corpus/bench/four_streams_3.kms"),
+                include_str!("../../workloads/four_streams_3.kms"),
             ),
             (
                 "four_streams_4.kms",
-                include_str!("../../../corpus/bench/four_streams_4.kms"),
+                include_str!("../../workloads/four_streams_4.kms"),
             ),
         ],
     },
     BundledScenario {
         name: "host_mix",
         notes: "host traffic: 25 rounds of RUN, a rejected RUN, host submits and enqueues, CANCEL, a rejected CANCEL, DEADLINE",
-        json: include_str!("../../../corpus/bench/host_mix.json"),
+        json: include_str!("../../workloads/host_mix.json"),
         files: &[
             (
                 "host_mix_spin.kms",
-                include_str!("../../../corpus/bench/host_mix_spin.kms"),
+                include_str!("../../workloads/host_mix_spin.kms"),
             ),
             (
                 "host_mix_worker.kms",
-                include_str!("../../../corpus/bench/host_mix_worker.kms"),
+                include_str!("../../workloads/host_mix_worker.kms"),
             ),
         ],
     },
