@@ -33,7 +33,7 @@ import sys
 
 BEGIN = "<!-- perf-tables:begin -->"
 END = "<!-- perf-tables:end -->"
-VARIANTS = ("tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "reference")
+VARIANTS = ("tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "tiered", "reference")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -50,12 +50,13 @@ per_variant! {
     indirect => Implementation::Fast(Dispatch::Indirect);
     loop_match => Implementation::Fast(Dispatch::LoopMatch);
     jit => Implementation::Fast(Dispatch::Jit);
+    tiered => Implementation::Fast(Dispatch::Tiered);
     reference => Implementation::Reference;
 }
 
 library_benchmark_group!(
     name = dispatch;
-    benchmarks = tail, switch, threaded, subroutine, indirect, loop_match, jit, reference
+    benchmarks = tail, switch, threaded, subroutine, indirect, loop_match, jit, tiered, reference
 );
 
 main!(library_benchmark_groups = dispatch);

@@ -31,6 +31,7 @@ macro_rules! per_workload {
         #[bench::indirect(args = ($workload, "indirect"), setup = Peer::new)]
         #[bench::loop_match(args = ($workload, "loop_match"), setup = Peer::new)]
         #[bench::jit(args = ($workload, "jit"), setup = Peer::new)]
+        #[bench::tiered(args = ($workload, "tiered"), setup = Peer::new)]
         #[bench::wasmi_fuel(args = ($workload, peer::WASMI_FUEL), setup = Peer::new)]
         #[bench::wasmi(args = ($workload, peer::WASMI), setup = Peer::new)]
         #[bench::native(args = ($workload, peer::NATIVE), setup = Peer::new)]

@@ -3,8 +3,8 @@
 //! (default 31). For every bundled stream workload: microseconds per
 //! micro-op compiled (`Machine::prepare` with `Dispatch::Jit`, the median
 //! over the rounds), and the time to the first answer (a whole run, compile
-//! included) of `jit` against `tail`, and the run alone (the program
-//! compiled before), each the median of the per-round ratios.
+//! included) of `jit` and of `tiered` against `tail`, and the run alone
+//! (the program compiled before), each the median of the per-round ratios.
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -28,12 +28,13 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "| workload | micro-ops in the upload | µs to compile | µs per micro-op compiled | first answer, jit / tail | the run alone, jit / tail |"
+        "| workload | micro-ops in the upload | µs to compile | µs per micro-op compiled | first answer, jit / tail | first answer, tiered / tail | the run alone, jit / tail |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for w in kmst_benches::workloads() {
         let op_count = (w.upload.len() - 32) / 8; // an upper bound is enough here
-        let (mut compile, mut ratio, mut run) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut compile, mut ratio, mut tiered, mut run) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             let mut m = Machine::new(&w.upload, &w.params);
             let t = Instant::now();
@@ -56,19 +57,22 @@ fn main() -> ExitCode {
             };
             let tail = time(Dispatch::Tail);
             let jit = time(Dispatch::Jit);
+            let tiers = time(Dispatch::Tiered);
             ratio.push(jit / tail);
+            tiered.push(tiers / tail);
         }
         let us = median(&mut compile);
         let ops = kmst::check::CheckedUpload::new(&w.upload, w.upload.len() as u64)
             .map(|u| u.op_count() as usize)
             .unwrap_or(op_count);
         println!(
-            "| {} | {} | {:.1} | {:.2} | {:.2} | {:.2} |",
+            "| {} | {} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} |",
             w.name,
             ops,
             us,
             us / ops.max(1) as f64,
             median(&mut ratio),
+            median(&mut tiered),
             median(&mut run)
         );
     }

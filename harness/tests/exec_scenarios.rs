@@ -567,6 +567,7 @@ fn the_variants_of_this_build() {
         (cfg!(feature = "indirect"), "indirect"),
         (cfg!(feature = "loop_match"), "loop_match"),
         (cfg!(feature = "jit"), "jit"),
+        (cfg!(feature = "jit"), "tiered"),
     ] {
         if on {
             want.push(name);

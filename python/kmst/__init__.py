@@ -4,7 +4,7 @@ The API of the specification (docs/spec.md "The builder" and "The
 simulator"): build a stream with `Stream`, encode it, check it with `check` /
 `check_run`, and run it with `simulate` (or `Stream.simulate`) on the fast
 interpreter (`dispatch="tail"`, the default; `"switch"`, `"threaded"`,
-`"subroutine"`, `"indirect"`, `"loop_match"`, `"jit"`) or the reference model (`dispatch="reference"`). Kernel scenarios (several streams
+`"subroutine"`, `"indirect"`, `"loop_match"`, `"jit"`, `"tiered"`) or the reference model (`dispatch="reference"`). Kernel scenarios (several streams
 and the host, S26..S36) run with `simulate_scenario` or `Scenario`. See
 docs/python.md.
 """

@@ -42,7 +42,7 @@ def test_saved_answer(path):
 SAMPLE = ANSWERS[::4]
 
 
-@pytest.mark.parametrize("dispatch", ["switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "reference"])
+@pytest.mark.parametrize("dispatch", ["switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "tiered", "reference"])
 @pytest.mark.parametrize("path", SAMPLE, ids=lambda p: p.stem)
 def test_saved_answer_with_every_dispatch(path, dispatch):
     data, answer = saved(path)

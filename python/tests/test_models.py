@@ -6,7 +6,7 @@ import pytest
 import kmst
 from kmst import Event, Stream, StreamError, SubmittedCommand, simulate
 
-DISPATCHES = ["tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "reference"]
+DISPATCHES = ["tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "tiered", "reference"]
 
 
 def one_command():

@@ -28,7 +28,7 @@ from kmst import (
     simulate_scenario,
 )
 
-DISPATCHES = ["tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "reference"]
+DISPATCHES = ["tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "tiered", "reference"]
 ZEROS = [0] * 10
 
 
@@ -251,7 +251,7 @@ def mixed_scenario(rng):
 def test_every_dispatch_gives_the_reference_answer(seed):
     scenario = Scenario.from_dict(mixed_scenario(random.Random(seed)))
     reference = scenario.simulate(dispatch="reference")
-    for dispatch in ["tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit"]:
+    for dispatch in ["tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "tiered"]:
         r = scenario.simulate(dispatch=dispatch)
         assert r == reference, dispatch
         assert r.to_json() == reference.to_json(), dispatch

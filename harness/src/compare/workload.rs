@@ -19,14 +19,8 @@ use crate::answers::{
 /// The bundled workloads: name and `.kms` source, in the order they are reported.
 pub const BUNDLED: [(&str, &str); 9] = [
     ("alu", include_str!("../../workloads/alu.kms")),
-    (
-        "alu_chain",
-        include_str!("../../workloads/alu_chain.kms"),
-    ),
-    (
-        "rand_mod",
-        include_str!("../../workloads/rand_mod.kms"),
-    ),
+    ("alu_chain", include_str!("../../workloads/alu_chain.kms")),
+    ("rand_mod", include_str!("../../workloads/rand_mod.kms")),
     ("branchy", include_str!("../../workloads/branchy.kms")),
     (
         "submit_heavy",
@@ -36,14 +30,8 @@ pub const BUNDLED: [(&str, &str); 9] = [
         "queue_stress",
         include_str!("../../workloads/queue_stress.kms"),
     ),
-    (
-        "jobs_1000",
-        include_str!("../../workloads/jobs_1000.kms"),
-    ),
-    (
-        "long_wait",
-        include_str!("../../workloads/long_wait.kms"),
-    ),
+    ("jobs_1000", include_str!("../../workloads/jobs_1000.kms")),
+    ("long_wait", include_str!("../../workloads/long_wait.kms")),
     (
         "long_wait_1",
         include_str!("../../workloads/long_wait_1.kms"),

@@ -27,9 +27,51 @@ pub(crate) struct Program {
     pub insts: Vec<Inst>,
     pub templates: Vec<Tmpl>,
     /// The compiled program, once a run with the `jit` variant made it
-    /// (`dispatch::prepare`).
+    /// (`dispatch::prepare`) or the `tiered` variant found it hot
+    /// ([`Program::heat`]); set at most once.
     #[cfg(feature = "jit")]
-    pub code: Option<super::jit::Code>,
+    pub code: std::cell::OnceCell<super::jit::Code>,
+    /// The `tiered` variant's count of the micro-ops run by turns that
+    /// ended for want of fuel (dispatch/tiered.rs).
+    #[cfg(feature = "jit")]
+    pub heat: std::cell::Cell<u64>,
+}
+
+/// The `tiered` variant compiles a program once the turns that ran out of
+/// fuel have run this many micro-ops per micro-op of the program: about
+/// what its compile costs, in micro-ops of the tail variant (50 to 75 µs a
+/// micro-op compiled against about 1 ns a micro-op run; D33), so that a run
+/// spends at most about as long interpreting a hot program as compiling it.
+#[cfg(feature = "jit")]
+pub(crate) const BREAK_EVEN: u64 = 1 << 16;
+
+#[cfg(feature = "jit")]
+impl Program {
+    /// The compiled program's function, compiling it on first use; `None`
+    /// where Cranelift has no backend for this host (the `jit` and `tiered`
+    /// variants then run the subroutine loop).
+    pub fn compiled(&self) -> Option<super::lower::Compiled> {
+        if let Some(code) = self.code.get() {
+            return Some(code.entry());
+        }
+        // Where Cranelift has a backend, compiling a checked upload cannot
+        // fail but by a defect of the compiler: say so at once.
+        match super::jit::Code::compile(&self.insts) {
+            Ok(code) => Some(self.code.get_or_init(|| code).entry()),
+            Err(_) if super::jit::available().is_err() => None,
+            Err(e) => panic!("the compiled tier failed on a checked upload: {e}"),
+        }
+    }
+
+    /// Counts a turn of the `tiered` variant that ran `fuel` micro-ops and
+    /// ended for want of more (a turn the kernel ended adds nothing: its
+    /// program waits on the kernel, which compiled code does not make
+    /// faster). True when the program is now hot: compile it.
+    pub fn heat(&self, fuel: u32) -> bool {
+        let heat = self.heat.get() + u64::from(fuel);
+        self.heat.set(heat);
+        heat >= u64::from(self.head.op_count + 1) * BREAK_EVEN
+    }
 }
 
 impl Program {
@@ -230,7 +272,9 @@ impl Program {
             insts,
             templates,
             #[cfg(feature = "jit")]
-            code: None,
+            code: std::cell::OnceCell::new(),
+            #[cfg(feature = "jit")]
+            heat: std::cell::Cell::new(0),
         }
     }
 }

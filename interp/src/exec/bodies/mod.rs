@@ -52,6 +52,10 @@ pub(crate) struct Ctx<O: Observer> {
     /// The stream's program compiled (the `jit` variant), when it is.
     #[cfg(feature = "jit")]
     pub code: Option<crate::exec::lower::Compiled>,
+    /// The stream's `Program` (decode.rs, a layer above this one, hence
+    /// erased), for the `tiered` variant, which compiles it once it is hot.
+    #[cfg(feature = "jit")]
+    pub program: *const (),
 }
 
 impl<O: Observer> Ctx<O> {

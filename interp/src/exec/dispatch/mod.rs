@@ -18,7 +18,9 @@
 //!   `#[loop_match]` state machine;
 //! - `jit` (feature `jit`): the program compiled with Cranelift
 //!   (exec/jit/), the micro-ops that read or change the kernel run by the
-//!   subroutine loop's units one at a time.
+//!   subroutine loop's units one at a time;
+//! - `tiered` (feature `jit`): the tail-call table (else the subroutine
+//!   loop) until the program is hot, then the `jit` variant's loop.
 //!
 //! The tail and threaded variants share their handlers (`chain`): counted,
 //! charged and head handlers generated from the same bodies, charging a
@@ -41,6 +43,8 @@ pub(crate) mod switch;
 pub(crate) mod tail;
 #[cfg(feature = "threaded")]
 pub(crate) mod threaded;
+#[cfg(feature = "jit")]
+pub(crate) mod tiered;
 
 use std::fmt;
 use std::str::FromStr;
@@ -80,6 +84,11 @@ pub enum Dispatch {
     /// `jit`).
     #[cfg(feature = "jit")]
     Jit,
+    /// Tiered: the tail-call table (else the subroutine loop) until the
+    /// program has run about as long as its compile would take in turns
+    /// that ran out of fuel, then the compiled tier (feature `jit`).
+    #[cfg(feature = "jit")]
+    Tiered,
 }
 
 impl Dispatch {
@@ -99,10 +108,12 @@ impl Dispatch {
         Dispatch::LoopMatch,
         #[cfg(feature = "jit")]
         Dispatch::Jit,
+        #[cfg(feature = "jit")]
+        Dispatch::Tiered,
     ];
 
     /// Its name: `tail`, `switch`, `threaded`, `subroutine`, `indirect`,
-    /// `loop_match` or `jit`.
+    /// `loop_match`, `jit` or `tiered`.
     pub fn name(self) -> &'static str {
         match self {
             #[cfg(feature = "tail")]
@@ -119,6 +130,8 @@ impl Dispatch {
             Dispatch::LoopMatch => "loop_match",
             #[cfg(feature = "jit")]
             Dispatch::Jit => "jit",
+            #[cfg(feature = "jit")]
+            Dispatch::Tiered => "tiered",
         }
     }
 }
@@ -169,7 +182,8 @@ impl FromStr for Dispatch {
 /// Readies the decoded program `p` for `dispatch` with observer `O`: the
 /// threaded variant stores each instruction's handler in it; the compiled
 /// tier compiles it, once (if it cannot, here, its variant runs the
-/// program with the subroutine loop: `jit::unavailable` says why).
+/// program with the subroutine loop: `jit::available` says why); the
+/// tiered variant compiles it later, if it gets hot (dispatch/tiered.rs).
 pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
     #[cfg(feature = "threaded")]
     if dispatch == Dispatch::Threaded {
@@ -178,14 +192,8 @@ pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
         }
     }
     #[cfg(feature = "jit")]
-    if dispatch == Dispatch::Jit && p.code.is_none() {
-        // Where Cranelift has a backend, compiling a checked upload cannot
-        // fail but by a defect of the compiler: say so at once.
-        p.code = match super::jit::Code::compile(&p.insts) {
-            Ok(code) => Some(code),
-            Err(_) if super::jit::available().is_err() => None,
-            Err(e) => panic!("the compiled tier failed on a checked upload: {e}"),
-        };
+    if dispatch == Dispatch::Jit {
+        p.compiled();
     }
     let _ = (dispatch, p);
 }
@@ -247,6 +255,8 @@ unsafe fn enter_other<O: Observer>(
             Dispatch::LoopMatch => loop_match::run::<O>(ip, regs, ctx, fuel),
             #[cfg(feature = "jit")]
             Dispatch::Jit => jit::run::<O>(ip, regs, ctx, fuel),
+            #[cfg(feature = "jit")]
+            Dispatch::Tiered => tiered::run::<O>(ip, regs, ctx, fuel),
         }
     }
 }

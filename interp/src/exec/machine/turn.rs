@@ -7,6 +7,8 @@ use super::Machine;
 use super::budget;
 use super::streams::wait_end;
 use crate::exec::bodies::Ctx;
+#[cfg(feature = "jit")]
+use crate::exec::decode::Program;
 use crate::exec::dispatch::{self, Dispatch};
 use crate::exec::inst::Exit;
 use crate::exec::kernel::{Life, Waiting};
@@ -58,7 +60,8 @@ impl Machine {
             turns.ctx.templates = program.templates.as_ptr();
             #[cfg(feature = "jit")]
             {
-                turns.ctx.code = program.code.as_ref().map(|c| c.entry());
+                turns.ctx.code = program.code.get().map(|c| c.entry());
+                turns.ctx.program = (program as *const Program).cast();
             }
             turns.stream = i;
         }
@@ -353,6 +356,8 @@ impl<O: Observer> Turns<O> {
                 spanning: false,
                 #[cfg(feature = "jit")]
                 code: None,
+                #[cfg(feature = "jit")]
+                program: std::ptr::null(),
             },
             stream: usize::MAX,
         }
@@ -362,6 +367,8 @@ impl<O: Observer> Turns<O> {
 #[cfg(test)]
 mod tests {
     use crate::builder::Stream;
+    #[cfg(feature = "jit")]
+    use crate::exec::Machine;
     use crate::exec::{Dispatch, simulate};
     use crate::types::{Params, Reason, Status, StreamError};
 
@@ -419,5 +426,78 @@ mod tests {
                 assert_eq!(r.passes, pass + 1, "budget {b}, {d}");
             }
         }
+    }
+
+    /// The tiered variant (dispatch/tiered.rs) with one stream: `acc = 0;
+    /// n = N; loop: acc += 3; n -= 1; jnz n loop; halt acc`. HALT is
+    /// micro-op k = 2 + 3N of the run and ends it with acc = 3N; with a
+    /// budget of 64 it runs in pass k / 64 (S17), so the answer has
+    /// k / 64 + 1 passes (S16). Every turn but the last runs out of fuel, so
+    /// the 6-micro-op program gets hot after 7 * BREAK_EVEN micro-ops
+    /// and is compiled before the run ends; the answer is the same.
+    #[cfg(feature = "jit")]
+    #[test]
+    fn the_tiered_variant_compiles_a_hot_loop_mid_run() {
+        use crate::exec::NoObserver;
+        use crate::exec::decode::BREAK_EVEN;
+        let n: u64 = 200_000;
+        let k = 2 + 3 * n;
+        assert!(
+            k > 7 * BREAK_EVEN + 64 * 64,
+            "the loop outlasts the break-even"
+        );
+        let mut s = Stream::new(0, 10_000_000, 1, 7).unwrap();
+        let r = s.registers(2).unwrap();
+        let (acc, left) = (r[0], r[1]);
+        s.set(acc, 0).unwrap();
+        s.set(left, n as i64).unwrap();
+        let top = s.label();
+        s.addi(acc, acc, 3).unwrap();
+        s.addi(left, left, -1).unwrap();
+        s.jnz(left, top);
+        s.halt(acc);
+        let upload = s.encode().unwrap();
+        let params = budget(64);
+        let mut m = Machine::new(&upload, &params);
+        m.run(Dispatch::Tiered, &mut NoObserver);
+        assert!(
+            m.programs[0].code.get().is_some(),
+            "the program got hot and was compiled"
+        );
+        let r = m.into_result();
+        assert_eq!(r.status, Status::Ended);
+        assert_eq!(r.halt, Some(3 * n as u32));
+        assert_eq!(r.passes, k / 64 + 1);
+    }
+
+    /// The tiered variant leaves a program whose turns end on the kernel
+    /// to the interpreter: `loop: submit; wait 0; n -= 1; jnz n loop; halt
+    /// n`. With the default delay 0 each command is acknowledged by the
+    /// next pass's sweep (S12), so every turn ends at the WAIT, none for
+    /// want of fuel, and the program never gets hot; N commands, halt 0.
+    #[cfg(feature = "jit")]
+    #[test]
+    fn the_tiered_variant_leaves_a_waiting_loop_to_the_interpreter() {
+        use crate::builder::Operand;
+        use crate::exec::NoObserver;
+        let n = 3_000;
+        let mut s = Stream::new(0, 10_000_000, 1, 7).unwrap();
+        let left = s.registers(1).unwrap()[0];
+        s.set(left, n).unwrap();
+        let top = s.label();
+        s.submit(1, (Operand::Int(0), Operand::Int(1)), &[], false, false)
+            .unwrap();
+        s.wait(0).unwrap();
+        s.addi(left, left, -1).unwrap();
+        s.jnz(left, top);
+        s.halt(left);
+        let upload = s.encode().unwrap();
+        let mut m = Machine::new(&upload, &budget(64));
+        m.run(Dispatch::Tiered, &mut NoObserver);
+        assert!(m.programs[0].code.get().is_none(), "never hot");
+        let r = m.into_result();
+        assert_eq!(r.status, Status::Ended);
+        assert_eq!(r.halt, Some(0));
+        assert_eq!(r.commands.len(), n as usize);
     }
 }
