@@ -17,7 +17,7 @@ tsv=0
 [ "${1:-}" = "--tsv" ] && tsv=1
 n="${N:-4}"
 workloads="${WORKLOADS:-alu alu_chain rand_mod branchy submit_heavy queue_stress jobs_1000 long_wait long_wait_1}"
-variants="${VARIANTS:-tail switch threaded subroutine indirect loop_match jit reference}"
+variants="${VARIANTS:-tail switch threaded subroutine indirect loop_match jit tiered reference}"
 command -v valgrind >/dev/null || { echo "icount: valgrind is not installed" >&2; exit 2; }
 cargo build --quiet --release -p kmst-benches --example run_workload >&2
 bin="${CARGO_TARGET_DIR:-target}/release/examples/run_workload"

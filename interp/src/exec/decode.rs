@@ -31,10 +31,11 @@ pub(crate) struct Program {
     /// ([`Program::heat`]); set at most once.
     #[cfg(feature = "jit")]
     pub code: std::cell::OnceCell<super::jit::Code>,
-    /// The `tiered` variant's count of the micro-ops run by turns that
-    /// ended for want of fuel (dispatch/tiered.rs).
+    /// The `tiered` variant's count down to hot: the micro-ops turns that
+    /// ended for want of fuel still have to run before it compiles the
+    /// program (dispatch/tiered.rs; [`Program::heat`]).
     #[cfg(feature = "jit")]
-    pub heat: std::cell::Cell<u64>,
+    pub cold: std::cell::Cell<u64>,
 }
 
 /// The `tiered` variant compiles a program once the turns that ran out of
@@ -68,9 +69,16 @@ impl Program {
     /// program waits on the kernel, which compiled code does not make
     /// faster). True when the program is now hot: compile it.
     pub fn heat(&self, fuel: u32) -> bool {
-        let heat = self.heat.get() + u64::from(fuel);
-        self.heat.set(heat);
-        heat >= u64::from(self.head.op_count + 1) * BREAK_EVEN
+        let cold = self.cold.get().saturating_sub(u64::from(fuel));
+        self.cold.set(cold);
+        cold == 0
+    }
+
+    /// Starts the `tiered` variant's count again: [`BREAK_EVEN`] micro-ops
+    /// per micro-op of the program, the `End` sentinel included.
+    pub fn cool(&self) {
+        self.cold
+            .set(u64::from(self.head.op_count + 1) * BREAK_EVEN);
     }
 }
 
@@ -267,15 +275,18 @@ impl Program {
                 }
             }
         }
-        Program {
+        let program = Program {
             head,
             insts,
             templates,
             #[cfg(feature = "jit")]
             code: std::cell::OnceCell::new(),
             #[cfg(feature = "jit")]
-            heat: std::cell::Cell::new(0),
-        }
+            cold: std::cell::Cell::new(0),
+        };
+        #[cfg(feature = "jit")]
+        program.cool();
+        program
     }
 }
 

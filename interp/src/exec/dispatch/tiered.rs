@@ -15,37 +15,78 @@ use crate::exec::decode::Program;
 use crate::exec::inst::{Exit, Inst};
 use crate::exec::observer::Observer;
 
-/// Runs from `ip` until an exit.
+/// Runs from `ip` until an exit: an entry of at most [`PIECE`] micro-ops
+/// into a program not yet compiled (a turn of a stream with its budget)
+/// goes straight to the interpreter, inline; the rest to [`pieces`].
 ///
 /// # Safety
 /// The handler contract (handler.rs): `ip` in a decoded program, `regs`
 /// the stream's registers, `ctx` a live `Ctx<O>` whose `program` is that
 /// program and whose `code`, when set, was compiled from it; `fuel >= 1`.
-#[inline(never)]
+#[inline(always)]
 pub(crate) unsafe fn run<O: Observer>(
     ip: *const Inst,
     regs: *mut u32,
     ctx: *mut (),
     fuel: u32,
 ) -> Exit {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let c = ctx as *const Ctx<O>;
+        if O::ENABLED || ((*c).code.is_none() && fuel <= PIECE) {
+            let exit = interpret::<O>(ip, regs, ctx, fuel);
+            if exit == Exit::Fuel && !O::ENABLED {
+                heat::<O>(ctx, fuel);
+            }
+            return exit;
+        }
+        pieces::<O>(ip, regs, ctx, fuel)
+    }
+}
+
+/// Counts `fuel` micro-ops of a turn that ran out of fuel towards the
+/// program's heat, and compiles it when it is hot.
+///
+/// # Safety
+/// As [`run`].
+#[inline(never)]
+unsafe fn heat<O: Observer>(ctx: *mut (), fuel: u32) {
     // SAFETY: the caller's contract; `program` outlives the turn (the
     // machine owns it and the turn borrows the machine), and the program
-    // is only ever read through it: `heat` and the compiled code are cells.
-    // Entering the loops again at the ip where the fuel ran out, with the
-    // fuel left, runs the same micro-ops as one entry would (a turn may
-    // start anywhere in a block: the chain's counted handlers).
+    // is only ever read through it: its count and its code are cells.
     unsafe {
         let c = ctx as *mut Ctx<O>;
-        if O::ENABLED {
-            return interpret::<O>(ip, regs, ctx, fuel);
+        let program = &*((*c).program as *const Program);
+        if program.heat(fuel) {
+            (*c).code = program.compiled();
+            if (*c).code.is_none() {
+                // No backend here: the interpreter for another while.
+                program.cool();
+            }
         }
+    }
+}
+
+/// [`run`] for the other entries: the compiled program, or the
+/// interpreter in pieces of at most [`PIECE`] micro-ops (a whole run of
+/// quick passes, machine/mod.rs, can be one entry), so that a program can
+/// get hot inside one entry and go on compiled.
+///
+/// # Safety
+/// As [`run`].
+#[inline(never)]
+unsafe fn pieces<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+    // SAFETY: the caller's contract. Entering the loops again at the ip
+    // where the fuel ran out, with the fuel left, runs the same micro-ops
+    // as one entry would (a turn may start anywhere in a block: the
+    // chain's counted handlers).
+    unsafe {
+        let c = ctx as *mut Ctx<O>;
         let (mut ip, mut fuel) = (ip, fuel);
         loop {
             if (*c).code.is_some() {
                 return jit::run::<O>(ip, regs, ctx, fuel);
             }
-            // A long entry (a whole run of quick passes, machine/mod.rs)
-            // runs in pieces, so that a program can get hot inside it.
             let piece = fuel.min(PIECE);
             let exit = interpret::<O>(ip, regs, ctx, piece);
             if exit != Exit::Fuel {
@@ -53,14 +94,7 @@ pub(crate) unsafe fn run<O: Observer>(
                 (*c).exit_fuel += fuel - piece;
                 return exit;
             }
-            let program = &*((*c).program as *const Program);
-            if program.heat(piece) {
-                (*c).code = program.compiled();
-                if (*c).code.is_none() {
-                    // No backend here: the interpreter for another while.
-                    program.heat.set(0);
-                }
-            }
+            heat::<O>(ctx, piece);
             fuel -= piece;
             if fuel == 0 {
                 return exit;
