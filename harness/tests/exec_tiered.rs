@@ -3,6 +3,7 @@
 //! model's. Its compile threshold is 65,536 micro-ops per micro-op of the
 //! program, run in turns that ran out of fuel (docs/dispatch.md, "The
 //! compiled tier"), so these streams run long enough to cross it.
+#![cfg(feature = "jit")]
 
 use kmst::builder::{Operand, Stream};
 use kmst::exec::{Dispatch, simulate, simulate_scenario};

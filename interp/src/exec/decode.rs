@@ -30,7 +30,9 @@ pub(crate) struct Program {
     /// (`dispatch::prepare`) or the `tiered` variant found it hot
     /// ([`Program::heat`]); set at most once.
     #[cfg(feature = "jit")]
-    pub code: std::cell::OnceCell<super::jit::Code>,
+    /// Boxed: a `Code` is hundreds of bytes, and a program without one is
+    /// moved into the machine on every run (D34).
+    pub code: std::cell::OnceCell<Box<super::jit::Code>>,
     /// The `tiered` variant's count down to hot: the micro-ops turns that
     /// ended for want of fuel still have to run before it compiles the
     /// program (dispatch/tiered.rs; [`Program::heat`]).
@@ -58,7 +60,7 @@ impl Program {
         // Where Cranelift has a backend, compiling a checked upload cannot
         // fail but by a defect of the compiler: say so at once.
         match super::jit::Code::compile(&self.insts) {
-            Ok(code) => Some(self.code.get_or_init(|| code).entry()),
+            Ok(code) => Some(self.code.get_or_init(|| Box::new(code)).entry()),
             Err(_) if super::jit::available().is_err() => None,
             Err(e) => panic!("the compiled tier failed on a checked upload: {e}"),
         }
