@@ -194,6 +194,44 @@ fn zero_ignored_clears_exactly_the_ignored_bytes() {
     assert_eq!(zero_ignored(&named), named);
 }
 
+/// Each template's ignored bytes, the second's as the first's: three
+/// micro-ops (48 bytes, padded to 64) put the templates at 128 and the
+/// second at 128 + 80 (docs/spec.md "The upload"); its sequence (bytes
+/// 4..8), landing (8..12) and reserved words (56..64) are ignored (S1).
+#[test]
+fn zero_ignored_clears_the_ignored_bytes_of_every_template() {
+    use kmst::builder::{Operand, Stream};
+    let mut s = Stream::new(0, 100, 1, 7).unwrap();
+    s.submit(1, (Operand::Int(0), Operand::Int(1)), &[], false, false)
+        .unwrap();
+    s.submit(
+        2,
+        (Operand::Int(1), Operand::Int(2)),
+        &[Operand::Int(5)],
+        false,
+        true,
+    )
+    .unwrap();
+    let r = s.registers(1).unwrap()[0];
+    s.halt(r);
+    let clean = s.encode().unwrap();
+    assert_eq!(
+        clean.len(),
+        128 + 2 * 80 + 32,
+        "two templates, padded to 64"
+    );
+    let second = 128 + 80;
+    let mut dirty = clean.clone();
+    for at in [second + 4, second + 9, second + 60] {
+        dirty[at] = 0xA5;
+    }
+    assert_eq!(kmst::check::check(&dirty, dirty.len() as u64), Ok(()));
+    assert_eq!(zero_ignored(&dirty), clean);
+    // The second template's handler is named: kept.
+    assert_eq!(clean[second], 2);
+    assert_eq!(zero_ignored(&clean), clean);
+}
+
 #[test]
 fn inputs_split_at_their_prefixes() {
     let upload = job_example().encode();

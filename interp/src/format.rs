@@ -40,11 +40,11 @@ pub const ARGS: usize = 10;
 /// Command flag bits (S1): only `EXCLUSIVE` and `RESULT` may appear in a template.
 pub mod flags {
     /// Bit 0, queue (S1); a template may not set it (S5).
-    pub const QUEUE: u8 = 1 << 0;
+    pub const QUEUE: u8 = 0b001;
     /// Bit 1, exclusive (S1).
-    pub const EXCLUSIVE: u8 = 1 << 1;
+    pub const EXCLUSIVE: u8 = 0b010;
     /// Bit 2, result (S1).
-    pub const RESULT: u8 = 1 << 2;
+    pub const RESULT: u8 = 0b100;
 }
 
 /// Byte offsets of the header's eight u32 words (S2).

@@ -638,4 +638,6 @@ fn checked_upload_reads_in_place() {
     let (opcode, op) = c.op(1);
     assert_eq!((opcode, op.a, op.imm), (Opcode::Set, 3, 9));
     assert_eq!(c.template(0).command.handler, 3);
+    // In place: the very bytes given, not a copy.
+    assert!(std::ptr::eq(c.bytes(), data.as_slice()));
 }

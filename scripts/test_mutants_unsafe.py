@@ -1,0 +1,80 @@
+"""Tests of scripts/mutants-unsafe.py's search: which code it mutates, and how."""
+
+import importlib.util
+import unittest
+from pathlib import Path
+
+spec = importlib.util.spec_from_file_location(
+    "mutants_unsafe", Path(__file__).with_name("mutants-unsafe.py"))
+mu = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mu)
+
+SOURCE = """\
+fn safe(a: u32) -> bool {
+    a == 1
+}
+
+unsafe fn hot(a: u32, b: u32) -> u32 {
+    // a comment: a + b
+    if !done(a) { a + b } else { a }
+}
+
+trait T {
+    unsafe fn declared(p: *const u8) -> u8;
+    fn other(x: u32) -> u32 {
+        x - 1
+    }
+}
+
+macro_rules! ops {
+    ($f:expr) => { fn g(x: u32) -> u32 { $f(x) & 3 } };
+}
+
+ops! {
+    Shr: |b, imm| b >> (imm & 31);
+}
+
+#[cfg(test)]
+mod tests {
+    unsafe fn helper(a: u32) -> u32 {
+        a * 2
+    }
+}
+"""
+
+
+def names(text):
+    return [m[0] for m in mu.mutants_of("f.rs", text)]
+
+
+class Search(unittest.TestCase):
+    def test_an_unsafe_fn_body_is_mutated_and_a_safe_fn_is_not(self):
+        found = names(SOURCE)
+        self.assertIn("f.rs:7:21: replace + with - in hot", found)
+        self.assertIn("f.rs:7:21: replace + with * in hot", found)
+        self.assertIn("f.rs:7:8: delete ! in hot", found)
+        self.assertFalse(any(" in safe" in n for n in found))
+
+    def test_comments_are_not_mutated(self):
+        self.assertFalse(any(n.startswith("f.rs:6:") for n in names(SOURCE)))
+
+    def test_a_declaration_without_body_does_not_swallow_what_follows(self):
+        # `other` is a safe fn after the declared `unsafe fn`: not mutated.
+        self.assertFalse(any(n.startswith("f.rs:13:") for n in names(SOURCE)))
+
+    def test_macro_definitions_and_top_level_calls_are_mutated(self):
+        found = names(SOURCE)
+        self.assertIn("f.rs:18:48: replace & with | in g", found)
+        self.assertIn("f.rs:22:21: replace >> with << in ops", found)
+        self.assertIn("f.rs:22:29: replace & with ^ in ops", found)
+
+    def test_test_modules_are_skipped(self):
+        self.assertFalse(any(n.startswith("f.rs:27:") for n in names(SOURCE)))
+
+    def test_generic_arrows_and_references_are_not_operators(self):
+        found = names("unsafe fn f<T: A>(x: &T) -> Vec<u8> {\n    g::<u8>(&x, *p) => 1\n}\n")
+        self.assertEqual(found, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
