@@ -71,6 +71,21 @@ class Search(unittest.TestCase):
     def test_test_modules_are_skipped(self):
         self.assertFalse(any(n.startswith("f.rs:27:") for n in names(SOURCE)))
 
+    def test_assertions_are_not_mutated(self):
+        text = ("unsafe fn f() -> u32 {\n    const {\n        assert!(\n"
+                "            !A && !B,\n            \"contract\"\n        );\n    }\n"
+                "    x | y\n}\n")
+        found = names(text)
+        self.assertFalse(any(n.startswith("f.rs:4:") for n in found))
+        self.assertIn("f.rs:8:7: replace | with & in f", found)
+
+    def test_a_line_under_a_feature_says_so(self):
+        text = ('unsafe fn f(d: u8) -> u8 {\n    #[cfg(feature = "jit")]\n'
+                "    if d == 1 {\n        return d + 1;\n    }\n    d\n}\n")
+        found = names(text)
+        self.assertIn("f.rs:3:10: replace == with != in f (feature jit)", found)
+        self.assertIn("f.rs:4:18: replace + with - in f", found)
+
     def test_generic_arrows_and_references_are_not_operators(self):
         found = names("unsafe fn f<T: A>(x: &T) -> Vec<u8> {\n    g::<u8>(&x, *p) => 1\n}\n")
         self.assertEqual(found, [])

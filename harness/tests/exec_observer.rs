@@ -4,7 +4,7 @@
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed};
 use kmst::ops::Opcode::*;
 use kmst_harness::fuzzing::{job_example, op, template, upload};
-use kmst_reference::{Delay, Params};
+use kmst_reference::{Delay, Params, Reason, StreamError};
 
 #[derive(Default)]
 struct Log {
@@ -88,6 +88,32 @@ fn hooks_of_a_submit_wait_halt_run() {
         assert_eq!(r.halt, Some(2000), "{d}");
         assert_eq!(log.acks, vec![(0, 0, 2)], "{d}");
         assert_eq!(log.idle, vec![], "{d}");
+    }
+}
+
+/// RAND then MOD run as one pair (`RandMod`, inst.rs) in every variant
+/// that fuses; a MOD by zero (c = 0: reason 7 at the MOD) ends the stream
+/// there, and the turn counts the micro-ops that completed before it, SET
+/// and RAND (S17), whichever half of the pair stops.
+#[test]
+fn a_mod_by_zero_right_after_rand_counts_the_two_micro_ops_before_it() {
+    let ops = vec![
+        op(Set, 1, 0, 0, 0),
+        op(Rand, 2, 0, 0, 0),
+        op(Mod, 3, 2, 1, 0),
+        op(Halt, 0, 0, 0, 0),
+    ];
+    let data = upload(10, 0, 1, 0, ops, vec![]).encode();
+    let error = StreamError {
+        reason: Reason::ModByZero,
+        pc: 2,
+    };
+    for &d in Dispatch::ALL {
+        let mut log = Log::default();
+        let r = simulate_observed(&data, &Params::default(), d, &mut log);
+        assert_eq!(r.halt, None, "{d}");
+        assert_eq!(log.ops, vec![0, 1], "{d}");
+        assert_eq!(log.turns, vec![(0, 0, 2, TurnEnd::Error(error), 2)], "{d}");
     }
 }
 

@@ -46,7 +46,7 @@ pub(crate) struct Program {
 /// micro-op compiled against about 1 ns a micro-op run; D33), so that a run
 /// spends at most about as long interpreting a hot program as compiling it.
 #[cfg(feature = "jit")]
-pub(crate) const BREAK_EVEN: u64 = 1 << 16;
+pub(crate) const BREAK_EVEN: u64 = 65_536;
 
 #[cfg(feature = "jit")]
 impl Program {
@@ -333,7 +333,8 @@ crate::for_each_op!(selection_ops);
 fn holds<S: Src>(this: &Inst, prev: Option<&Inst>) -> bool {
     let from_acc = |r: u8| prev.is_some_and(|p| p.a == r);
     (!S::B_IS_A || this.b == this.a)
-        && (!S::GROUP || (this.a != NO_REGISTER && this.b != NO_REGISTER))
+        // A SUBMIT's group registers are written both or neither (above).
+        && (!S::GROUP || this.a != NO_REGISTER)
         && (!S::A || from_acc(this.a))
         && (!S::B || from_acc(this.b))
         && (!S::C || from_acc(this.c))

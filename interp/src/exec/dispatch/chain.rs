@@ -37,6 +37,10 @@ pub(crate) trait NextHandler {
     /// # Safety
     /// `next` satisfies the handler contract (handler.rs) for observer `O`.
     unsafe fn of<O: Observer>(next: *const Inst) -> Handler;
+
+    /// The variant whose chain this is (the unit tests' `entered`).
+    #[cfg(test)]
+    const VARIANT: super::Dispatch;
 }
 
 handler_fn! {
@@ -176,6 +180,8 @@ pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
     ctx: *mut (),
     fuel: u32,
 ) -> Exit {
+    #[cfg(test)]
+    super::entered::note(N::VARIANT);
     // SAFETY: the caller's contract.
     unsafe { (Checked::<O, N>::of(ip))(ip, regs, 0, Free::uninit(), ctx, fuel) }
 }

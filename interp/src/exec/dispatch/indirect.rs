@@ -43,6 +43,8 @@ pub(crate) unsafe fn run<O: Observer>(
     ctx: *mut (),
     fuel: u32,
 ) -> Exit {
+    #[cfg(test)]
+    super::entered::note(super::Dispatch::Indirect);
     // SAFETY: the caller's contract.
     unsafe { central::<O>(ip, regs, ctx, fuel) }
 }

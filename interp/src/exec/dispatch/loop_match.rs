@@ -54,6 +54,8 @@ macro_rules! loop_match_all {
         /// `regs` the stream's registers, `ctx` a live `Ctx<O>`, `fuel >= 1`.
         #[inline(never)]
         pub(crate) unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+            #[cfg(test)]
+            super::entered::note(super::Dispatch::LoopMatch);
             let (mut ip, mut fuel) = (ip, fuel);
             // SAFETY: the caller's contract; every `next` a unit returns
             // stays in the program with its `op` byte written by the

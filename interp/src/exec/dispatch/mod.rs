@@ -46,6 +46,33 @@ pub(crate) mod threaded;
 #[cfg(feature = "jit")]
 pub(crate) mod tiered;
 
+/// Which loop a run entered first, on this thread (the unit tests only).
+/// Every variant gives the same answers, so that `enter` sends a variant to
+/// its own loop, and not to another's, shows nowhere else.
+#[cfg(test)]
+pub(crate) mod entered {
+    use super::Dispatch;
+    use std::cell::Cell;
+
+    thread_local! {
+        static FIRST: Cell<Option<Dispatch>> = const { Cell::new(None) };
+    }
+
+    /// Notes that `d`'s loop was entered, unless another was first.
+    pub(crate) fn note(d: Dispatch) {
+        FIRST.with(|f| {
+            if f.get().is_none() {
+                f.set(Some(d));
+            }
+        });
+    }
+
+    /// The loop entered first since the last call, and forgets it.
+    pub(crate) fn take() -> Option<Dispatch> {
+        FIRST.with(Cell::take)
+    }
+}
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -192,9 +219,7 @@ pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
         }
     }
     #[cfg(feature = "jit")]
-    if dispatch == Dispatch::Jit {
-        p.compiled();
-    }
+    jit::prepare(dispatch, p);
     let _ = (dispatch, p);
 }
 
@@ -264,6 +289,75 @@ unsafe fn enter_other<O: Observer>(
             Dispatch::Jit => jit::run::<O>(ip, regs, ctx, fuel),
             #[cfg(feature = "jit")]
             Dispatch::Tiered => tiered::run::<O>(ip, regs, ctx, fuel),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Dispatch, entered};
+    use crate::builder::Stream;
+    use crate::exec::simulate;
+    use crate::types::Params;
+
+    /// Each variant runs its own loop: `entered` names the loop a run went
+    /// into first (the tiered variant's before the tail-call table it
+    /// starts with). The answer is the same in all of them (S16: ten
+    /// ADDIs of 1, HALT r0 = 10).
+    #[test]
+    fn each_variant_enters_its_own_loop() {
+        let mut s = Stream::new(0, 1_000, 1, 7).unwrap();
+        let r = s.registers(1).unwrap()[0];
+        for _ in 0..10 {
+            s.addi(r, r, 1).unwrap();
+        }
+        s.halt(r);
+        let upload = s.encode().unwrap();
+        for &d in Dispatch::ALL {
+            entered::take();
+            let answer = simulate(&upload, &Params::default(), d);
+            assert_eq!(answer.halt, Some(10), "{d}");
+            assert_eq!(entered::take(), Some(d));
+        }
+    }
+
+    /// `prepare` compiles the program for the `jit` variant, where Cranelift
+    /// has a backend, and for no other (the tiered variant compiles later,
+    /// once hot): each variant's own loop then runs the same answer, so
+    /// only the program shows it.
+    #[cfg(feature = "jit")]
+    #[test]
+    fn only_the_jit_variant_compiles_in_prepare() {
+        use crate::check::CheckedUpload;
+        use crate::exec::{NoObserver, decode::Program, jit_available};
+        let mut s = Stream::new(0, 1_000, 1, 7).unwrap();
+        let r = s.registers(1).unwrap()[0];
+        s.addi(r, r, 1).unwrap();
+        s.halt(r);
+        let upload = s.encode().unwrap();
+        let checked = CheckedUpload::new(&upload, upload.len() as u64).unwrap();
+        for &d in Dispatch::ALL {
+            let mut p = Program::decode(&checked);
+            super::prepare::<NoObserver>(d, &mut p);
+            let compiled = d == Dispatch::Jit && jit_available().is_ok();
+            assert_eq!(p.code.get().is_some(), compiled, "{d}");
+        }
+    }
+
+    /// A name no variant of this build has is refused, and the message
+    /// names it and every variant the build has.
+    #[test]
+    fn an_unknown_name_is_refused_with_the_names_of_the_build() {
+        let e = "fastest".parse::<Dispatch>().unwrap_err();
+        assert_eq!(e, super::UnknownDispatch("fastest".to_string()));
+        let message = e.to_string();
+        assert!(
+            message.starts_with("unknown dispatch `fastest`"),
+            "{message}"
+        );
+        for &d in Dispatch::ALL {
+            assert!(message.contains(d.name()), "{message}");
+            assert_eq!(d.name().parse::<Dispatch>(), Ok(d));
         }
     }
 }

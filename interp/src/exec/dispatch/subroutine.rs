@@ -62,6 +62,8 @@ pub(crate) unsafe fn run<O: Observer>(
     ctx: *mut (),
     fuel: u32,
 ) -> Exit {
+    #[cfg(test)]
+    super::entered::note(super::Dispatch::Subroutine);
     // Through a reference: indexing the const itself would copy it.
     let table: &'static [Sub; TABLE_LEN] = const { &Subs::<O>::TABLE };
     let (mut ip, mut fuel) = (ip, fuel);

@@ -22,6 +22,8 @@ macro_rules! switch_loop_all {
         /// live `Ctx<O>`, `fuel >= 1`.
         #[inline(never)]
         pub(crate) unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
+            #[cfg(test)]
+            super::entered::note(super::Dispatch::Switch);
             let mut ip = ip;
             let mut fuel = fuel;
             // SAFETY: the caller's contract; every `next` a body returns stays in

@@ -24,4 +24,7 @@ impl<P: Observer> NextHandler for Tail<P> {
         // SAFETY: the handler contract: the `op` byte is below TABLE_LEN.
         unsafe { *Tail::<O>::TABLE.get_unchecked(usize::from((*next).op)) }
     }
+
+    #[cfg(test)]
+    const VARIANT: super::Dispatch = super::Dispatch::Tail;
 }

@@ -32,4 +32,7 @@ impl<P: Observer> NextHandler for Threaded<P> {
         // observer type (`prepare`, from `Machine::run`).
         unsafe { (*next).handler }
     }
+
+    #[cfg(test)]
+    const VARIANT: super::Dispatch = super::Dispatch::Threaded;
 }

@@ -30,6 +30,8 @@ pub(crate) unsafe fn run<O: Observer>(
     ctx: *mut (),
     fuel: u32,
 ) -> Exit {
+    #[cfg(test)]
+    super::entered::note(super::Dispatch::Tiered);
     // SAFETY: the caller's contract.
     unsafe {
         let c = ctx as *const Ctx<O>;

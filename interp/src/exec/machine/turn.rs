@@ -428,6 +428,55 @@ mod tests {
         }
     }
 
+    /// A machine runs once (`Machine::run`): a second call runs no pass
+    /// and hears nothing, whether the first ran the stream (five ADDIs,
+    /// HALT r = 5 in pass 0) or the check refused the upload (no stream: a
+    /// seed of 0 is reason 1, S2).
+    #[test]
+    fn a_machine_runs_once() {
+        use crate::exec::observer::{Observer, TurnEnd};
+        use crate::exec::{Machine, NoObserver};
+        #[derive(Default)]
+        struct Heard(u32);
+        impl Observer for Heard {
+            const ENABLED: bool = true;
+            fn on_op(&mut self, _: u32) {
+                self.0 += 1;
+            }
+            fn on_turn_end(&mut self, _: u64, _: usize, _: u32, _: TurnEnd, _: u32) {
+                self.0 += 1;
+            }
+            fn on_pass_end(&mut self, _: u64, _: u32, _: u32) {
+                self.0 += 1;
+            }
+            fn on_idle(&mut self, _: u64, _: u64) {
+                self.0 += 1;
+            }
+        }
+        let good = adds_then_halt(5, 100);
+        let mut refused = good.clone();
+        let at = crate::format::header_at::SEED;
+        refused[at..at + 4].copy_from_slice(&0u32.to_le_bytes());
+        for upload in [good, refused] {
+            for &d in Dispatch::ALL {
+                let mut m = Machine::new(&upload, &Params::default());
+                m.run(d, &mut NoObserver);
+                let mut heard = Heard::default();
+                m.run(d, &mut heard);
+                assert_eq!(heard.0, 0, "{d}");
+                let r = m.into_result();
+                assert_eq!(r, simulate(&upload, &Params::default(), d), "{d}");
+                assert_eq!(r.halt.is_some(), upload[at] != 0, "{d}");
+            }
+        }
+        let r = simulate(
+            &adds_then_halt(5, 100),
+            &Params::default(),
+            Dispatch::ALL[0],
+        );
+        assert_eq!((r.halt, r.passes), (Some(5), 1));
+    }
+
     /// The tiered variant (dispatch/tiered.rs) with one stream: `acc = 0;
     /// n = N; loop: acc += 3; n -= 1; jnz n loop; halt acc`. HALT is
     /// micro-op k = 2 + 3N of the run and ends it with acc = 3N; with a
