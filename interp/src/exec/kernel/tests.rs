@@ -480,3 +480,25 @@ fn after_a_starved_head_a_job_not_yet_starved_lets_the_next_be_placed() {
     assert_eq!((k.queue.len(), k.queue.count(0)), (1, 2));
     assert_eq!(k.queue.overtaken(k.queue.entry(0), 0), 1023);
 }
+
+/// Fifteen busy one-core groups, on cores 1, 3, ..., 29 (119 cores, the
+/// default grid), leave sixteen free stretches: core 0, the fourteen
+/// cores 2, 4, ..., 28 between them, and cores 30..119. A job of 40 cores
+/// fits only in the last (S20: its group overlaps no busy one), so the
+/// queue's turn places it there, on cores 30..70.
+#[test]
+fn a_job_fits_in_the_sixteenth_free_stretch() {
+    let params = Params {
+        delay: Delay::Fixed(100),
+        ..Params::default()
+    };
+    let mut k = Kernel::new(&params);
+    let obs = &mut NoObserver;
+    for c in 0..15 {
+        k.host_submit(1, 1 + 2 * c, 1, [0; 10], 0, 0, obs).unwrap();
+    }
+    k.host_enqueue(2, 40, [0; 10], 0).unwrap();
+    k.queue_turn(obs);
+    assert_eq!(last_records(&k, 1), [(2, 30, 40)]);
+    assert_eq!(k.queue.len(), 0);
+}
