@@ -117,6 +117,27 @@ fn a_mod_by_zero_right_after_rand_counts_the_two_micro_ops_before_it() {
     }
 }
 
+/// Seventeen SUBMITs in a row with delay 5: the first sixteen take the
+/// sixteen completion slots in pass 0 (S19), the seventeenth waits for one
+/// (S18), so the turn ends at pc 16 after 16 micro-ops, waiting for a
+/// slot, not for pending commands or at a HALT.
+#[test]
+fn a_submit_with_every_slot_busy_ends_the_turn_waiting_for_a_slot() {
+    let mut ops: Vec<_> = (0..17).map(|_| op(Submit, 0, 0, 0, 0)).collect();
+    ops.push(op(Halt, 0, 0, 0, 0));
+    let data = upload(100, 0, 1, 0, ops, vec![template(9, 0, (0, 1), &[], &[])]).encode();
+    let params = Params {
+        delay: Delay::Fixed(5),
+        ..Params::default()
+    };
+    for &d in Dispatch::ALL {
+        let mut log = Log::default();
+        let r = simulate_observed(&data, &params, d, &mut log);
+        assert_eq!(r.halt, Some(0), "{d}");
+        assert_eq!(log.turns[0], (0, 0, 16, TurnEnd::WaitSlots, 16), "{d}");
+    }
+}
+
 #[test]
 fn hook_totals_on_the_job_example() {
     // 3 SETs, 1000 rounds of 6 micro-ops, WAIT, HALT: 6005 completed micro-ops,
