@@ -138,6 +138,79 @@ fn a_submit_with_every_slot_busy_ends_the_turn_waiting_for_a_slot() {
     }
 }
 
+/// The hooks of every pass reach an observer that asks for them
+/// (`EVERY_PASS`, the default) without hearing each micro-op, and every
+/// turn reaches one that hears each micro-op even if it says it needs no
+/// pass hooks: the quick passes are run as one chain only for an observer
+/// that wants neither (observer.rs). The loop `n = 1000; loop: n -= 1; jnz
+/// n loop; halt n` runs 2,003 micro-ops, 64 a turn (S16, S17): one turn in
+/// each of its passes, each ended by the budget but the last.
+#[test]
+fn quick_passes_are_reported_to_an_observer_that_wants_them() {
+    use kmst::builder::Stream;
+    #[derive(Default)]
+    struct Passes(u64);
+    impl Observer for Passes {
+        fn on_pass_end(&mut self, _: u64, _: u32, _: u32) {
+            self.0 += 1;
+        }
+    }
+    #[derive(Default)]
+    struct Turns(u64);
+    impl Observer for Turns {
+        const ENABLED: bool = true;
+        const EVERY_PASS: bool = false;
+        fn on_turn_end(&mut self, _: u64, _: usize, _: u32, _: TurnEnd, _: u32) {
+            self.0 += 1;
+        }
+    }
+    let mut s = Stream::new(0, 1_000_000, 1, 7).unwrap();
+    let n = s.registers(1).unwrap()[0];
+    s.set(n, 1000).unwrap();
+    let top = s.label();
+    s.addi(n, n, -1).unwrap();
+    s.jnz(n, top);
+    s.halt(n);
+    let data = s.encode().unwrap();
+    let passes = 2003u64.div_ceil(64);
+    for &d in Dispatch::ALL {
+        let mut p = Passes::default();
+        let r = simulate_observed(&data, &Params::default(), d, &mut p);
+        assert_eq!((r.halt, r.passes), (Some(0), passes), "{d}");
+        assert_eq!(p.0, passes, "{d}");
+        let mut t = Turns::default();
+        simulate_observed(&data, &Params::default(), d, &mut t);
+        assert_eq!(t.0, passes, "{d}");
+    }
+}
+
+/// Sixty-five ENQUEUEs of a one-core job in a row, with a turn budget of
+/// 100: the queue holds 64 jobs (S20), and the stream's turn places none
+/// (the queue's turn comes after it), so the 65th waits at pc 65 (the
+/// builder's SET of the count comes first) after 65 micro-ops, waiting
+/// for room in the queue (S18).
+#[test]
+fn an_enqueue_into_a_full_queue_ends_the_turn_waiting_for_room() {
+    use kmst::builder::{Operand, Stream};
+    let mut s = Stream::new(0, 1_000, 1, 7).unwrap();
+    for _ in 0..65 {
+        s.enqueue(9, Operand::Int(1), &[], false, false).unwrap();
+    }
+    let r = s.registers(1).unwrap()[0];
+    s.halt(r);
+    let data = s.encode().unwrap();
+    let params = Params {
+        turn_budget: 100,
+        ..Params::default()
+    };
+    for &d in Dispatch::ALL {
+        let mut log = Log::default();
+        let r = simulate_observed(&data, &params, d, &mut log);
+        assert_eq!(r.halt, Some(0), "{d}");
+        assert_eq!(log.turns[0], (0, 0, 65, TurnEnd::WaitQueueFull, 65), "{d}");
+    }
+}
+
 #[test]
 fn hook_totals_on_the_job_example() {
     // 3 SETs, 1000 rounds of 6 micro-ops, WAIT, HALT: 6005 completed micro-ops,
