@@ -126,9 +126,12 @@ impl Machine {
                     continue;
                 }
             }
+            // (`budget == fuel` is implied by the next pass being quick,
+            // whose test asks for two budgets of steps left; it is the
+            // cheap test first.)
             if !(QUICK
                 && exit == Exit::Fuel
-                && fuel == budget
+                && budget == fuel
                 && budget::next_pass_is_quick(
                     &self.kernel,
                     &self.params,
