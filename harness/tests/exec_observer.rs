@@ -120,7 +120,8 @@ fn a_mod_by_zero_right_after_rand_counts_the_two_micro_ops_before_it() {
 /// Seventeen SUBMITs in a row with delay 5: the first sixteen take the
 /// sixteen completion slots in pass 0 (S19), the seventeenth waits for one
 /// (S18), so the turn ends at pc 16 after 16 micro-ops, waiting for a
-/// slot, not for pending commands or at a HALT.
+/// slot, not for pending commands or at a HALT; and so does the turn of
+/// pass 1, where it still waits (0 micro-ops; passes 2 to 5 are idle).
 #[test]
 fn a_submit_with_every_slot_busy_ends_the_turn_waiting_for_a_slot() {
     let mut ops: Vec<_> = (0..17).map(|_| op(Submit, 0, 0, 0, 0)).collect();
@@ -134,7 +135,14 @@ fn a_submit_with_every_slot_busy_ends_the_turn_waiting_for_a_slot() {
         let mut log = Log::default();
         let r = simulate_observed(&data, &params, d, &mut log);
         assert_eq!(r.halt, Some(0), "{d}");
-        assert_eq!(log.turns[0], (0, 0, 16, TurnEnd::WaitSlots, 16), "{d}");
+        assert_eq!(
+            log.turns[..2],
+            [
+                (0, 0, 16, TurnEnd::WaitSlots, 16),
+                (1, 0, 0, TurnEnd::WaitSlots, 16)
+            ],
+            "{d}"
+        );
     }
 }
 
@@ -184,30 +192,40 @@ fn quick_passes_are_reported_to_an_observer_that_wants_them() {
     }
 }
 
-/// Sixty-five ENQUEUEs of a one-core job in a row, with a turn budget of
-/// 100: the queue holds 64 jobs (S20), and the stream's turn places none
-/// (the queue's turn comes after it), so the 65th waits at pc 65 (the
-/// builder's SET of the count comes first) after 65 micro-ops, waiting
-/// for room in the queue (S18).
+/// A SUBMIT on core 0 (delay 50) and then sixty-five ENQUEUEs of a job of
+/// the whole grid (119 cores), with a turn budget of 100: the queue holds
+/// 64 jobs (S20) and none can be placed while core 0 is busy, so the 65th
+/// ENQUEUE (pc 66, after the builder's SET of the count and the SUBMIT)
+/// waits for room in the queue (S18) after 66 micro-ops, and still waits
+/// in pass 1's turn (0 micro-ops).
 #[test]
 fn an_enqueue_into_a_full_queue_ends_the_turn_waiting_for_room() {
     use kmst::builder::{Operand, Stream};
     let mut s = Stream::new(0, 1_000, 1, 7).unwrap();
+    s.submit(9, (Operand::Int(0), Operand::Int(1)), &[], false, false)
+        .unwrap();
     for _ in 0..65 {
-        s.enqueue(9, Operand::Int(1), &[], false, false).unwrap();
+        s.enqueue(9, Operand::Int(119), &[], false, false).unwrap();
     }
     let r = s.registers(1).unwrap()[0];
     s.halt(r);
     let data = s.encode().unwrap();
     let params = Params {
         turn_budget: 100,
+        delay: Delay::Fixed(50),
         ..Params::default()
     };
     for &d in Dispatch::ALL {
         let mut log = Log::default();
-        let r = simulate_observed(&data, &params, d, &mut log);
-        assert_eq!(r.halt, Some(0), "{d}");
-        assert_eq!(log.turns[0], (0, 0, 65, TurnEnd::WaitQueueFull, 65), "{d}");
+        simulate_observed(&data, &params, d, &mut log);
+        assert_eq!(
+            log.turns[..2],
+            [
+                (0, 0, 66, TurnEnd::WaitQueueFull, 66),
+                (1, 0, 0, TurnEnd::WaitQueueFull, 66)
+            ],
+            "{d}"
+        );
     }
 }
 
