@@ -28,6 +28,8 @@
 // The layers, lowest first: no module imports one above it
 // (scripts/layers.py checks it in CI; docs/dispatch.md "Layers").
 // L0, leaf types:
+#[cfg(test)]
+pub(crate) mod entered;
 pub(crate) mod handler;
 pub(crate) mod hint;
 pub(crate) mod inst;

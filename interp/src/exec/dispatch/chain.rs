@@ -38,9 +38,10 @@ pub(crate) trait NextHandler {
     /// `next` satisfies the handler contract (handler.rs) for observer `O`.
     unsafe fn of<O: Observer>(next: *const Inst) -> Handler;
 
-    /// The variant whose chain this is (the unit tests' `entered`).
+    /// The name of the variant whose chain this is (the unit tests'
+    /// `entered`).
     #[cfg(test)]
-    const VARIANT: super::Dispatch;
+    const VARIANT: &'static str;
 }
 
 handler_fn! {
@@ -181,7 +182,7 @@ pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
     fuel: u32,
 ) -> Exit {
     #[cfg(test)]
-    super::entered::note(N::VARIANT);
+    crate::exec::entered::note(N::VARIANT);
     // SAFETY: the caller's contract.
     unsafe { (Checked::<O, N>::of(ip))(ip, regs, 0, Free::uninit(), ctx, fuel) }
 }

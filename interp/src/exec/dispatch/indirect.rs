@@ -44,7 +44,7 @@ pub(crate) unsafe fn run<O: Observer>(
     fuel: u32,
 ) -> Exit {
     #[cfg(test)]
-    super::entered::note(super::Dispatch::Indirect);
+    crate::exec::entered::note("indirect");
     // SAFETY: the caller's contract.
     unsafe { central::<O>(ip, regs, ctx, fuel) }
 }

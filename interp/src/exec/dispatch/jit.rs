@@ -14,14 +14,6 @@ use crate::exec::jit::{SHORT, call};
 use crate::exec::observer::Observer;
 use crate::exec::step::exit_at;
 
-/// Compiles the program before a run of the `jit` variant (`prepare`), and
-/// for no other variant: the tiered variant compiles later, once hot.
-pub(crate) fn prepare(dispatch: super::Dispatch, p: &crate::exec::decode::Program) {
-    if dispatch == super::Dispatch::Jit {
-        p.compiled();
-    }
-}
-
 /// Runs from `ip` until an exit.
 ///
 /// # Safety
@@ -36,7 +28,7 @@ pub(crate) unsafe fn run<O: Observer>(
     fuel: u32,
 ) -> Exit {
     #[cfg(test)]
-    super::entered::note(super::Dispatch::Jit);
+    crate::exec::entered::note("jit");
     // SAFETY: the caller's contract; every pc the compiled code returns is
     // one of the program's (at most op_count, compile.rs), and every `next`
     // a unit returns stays in the program.

@@ -55,7 +55,7 @@ macro_rules! loop_match_all {
         #[inline(never)]
         pub(crate) unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
             #[cfg(test)]
-            super::entered::note(super::Dispatch::LoopMatch);
+            crate::exec::entered::note("loop_match");
             let (mut ip, mut fuel) = (ip, fuel);
             // SAFETY: the caller's contract; every `next` a unit returns
             // stays in the program with its `op` byte written by the

@@ -46,33 +46,6 @@ pub(crate) mod threaded;
 #[cfg(feature = "jit")]
 pub(crate) mod tiered;
 
-/// Which loop a run entered first, on this thread (the unit tests only).
-/// Every variant gives the same answers, so that `enter` sends a variant to
-/// its own loop, and not to another's, shows nowhere else.
-#[cfg(test)]
-pub(crate) mod entered {
-    use super::Dispatch;
-    use std::cell::Cell;
-
-    thread_local! {
-        static FIRST: Cell<Option<Dispatch>> = const { Cell::new(None) };
-    }
-
-    /// Notes that `d`'s loop was entered, unless another was first.
-    pub(crate) fn note(d: Dispatch) {
-        FIRST.with(|f| {
-            if f.get().is_none() {
-                f.set(Some(d));
-            }
-        });
-    }
-
-    /// The loop entered first since the last call, and forgets it.
-    pub(crate) fn take() -> Option<Dispatch> {
-        FIRST.with(Cell::take)
-    }
-}
-
 use std::fmt;
 use std::str::FromStr;
 
@@ -219,7 +192,9 @@ pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
         }
     }
     #[cfg(feature = "jit")]
-    jit::prepare(dispatch, p);
+    if Dispatch::Jit == dispatch {
+        p.compiled();
+    }
     let _ = (dispatch, p);
 }
 
@@ -295,8 +270,9 @@ unsafe fn enter_other<O: Observer>(
 
 #[cfg(test)]
 mod tests {
-    use super::{Dispatch, entered};
+    use super::Dispatch;
     use crate::builder::Stream;
+    use crate::exec::entered;
     use crate::exec::simulate;
     use crate::types::Params;
 
@@ -317,7 +293,7 @@ mod tests {
             entered::take();
             let answer = simulate(&upload, &Params::default(), d);
             assert_eq!(answer.halt, Some(10), "{d}");
-            assert_eq!(entered::take(), Some(d));
+            assert_eq!(entered::take(), Some(d.name()));
         }
     }
 

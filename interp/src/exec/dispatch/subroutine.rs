@@ -63,7 +63,7 @@ pub(crate) unsafe fn run<O: Observer>(
     fuel: u32,
 ) -> Exit {
     #[cfg(test)]
-    super::entered::note(super::Dispatch::Subroutine);
+    crate::exec::entered::note("subroutine");
     // Through a reference: indexing the const itself would copy it.
     let table: &'static [Sub; TABLE_LEN] = const { &Subs::<O>::TABLE };
     let (mut ip, mut fuel) = (ip, fuel);

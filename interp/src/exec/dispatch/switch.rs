@@ -23,7 +23,7 @@ macro_rules! switch_loop_all {
         #[inline(never)]
         pub(crate) unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
             #[cfg(test)]
-            super::entered::note(super::Dispatch::Switch);
+            crate::exec::entered::note("switch");
             let mut ip = ip;
             let mut fuel = fuel;
             // SAFETY: the caller's contract; every `next` a body returns stays in

@@ -34,5 +34,5 @@ impl<P: Observer> NextHandler for Threaded<P> {
     }
 
     #[cfg(test)]
-    const VARIANT: super::Dispatch = super::Dispatch::Threaded;
+    const VARIANT: &'static str = "threaded";
 }

@@ -31,7 +31,7 @@ pub(crate) unsafe fn run<O: Observer>(
     fuel: u32,
 ) -> Exit {
     #[cfg(test)]
-    super::entered::note(super::Dispatch::Tiered);
+    crate::exec::entered::note("tiered");
     // SAFETY: the caller's contract.
     unsafe {
         let c = ctx as *const Ctx<O>;
