@@ -19,6 +19,13 @@ cargo-mutants configuration's tests judge them are in
     scripts/mutants-unsafe.py -j 2              # run them all
     scripts/mutants-unsafe.py -F 'in Add' -j 1  # only the names matching
     scripts/mutants-unsafe.py --baseline        # the test set, unmutated
+    scripts/mutants-unsafe.py --first-failing mutants.out  # which binary kills
+
+`cargo test` stops at the first test binary that fails, so a binary that is
+never the first to fail for any caught mutant can leave the test set without
+losing a kill. --first-failing counts, over a finished run's caught mutants
+(this script's or cargo-mutants'), which binary failed first, and names the
+binaries of the configuration's test set that never did.
 
 Exit status: 0 when none was missed and none timed out, 2 when one was
 missed, 3 when one timed out and none was missed, 1 on a bad baseline
@@ -71,8 +78,8 @@ def code_part(line):
 
 
 def regions(lines):
-    """(first, last, kind, name) for each `unsafe fn` body, `macro_rules!`
-    and top-level macro call; the test modules are skipped."""
+    """(first, last, name) for each `unsafe fn` body, `macro_rules!` and
+    top-level macro call; the test modules are skipped."""
     out, i, n = [], 0, len(lines)
     while i < n:
         code = code_part(lines[i])
@@ -81,20 +88,18 @@ def regions(lines):
             end = block_end(lines, i + 1)  # None for `mod tests;`
             i = (i + 1 if end is None else end) + 1
             continue
-        kind = name = None
-        m = MACRO_DEF_RE.match(code)
+        name = None
+        m = MACRO_DEF_RE.match(code) or MACRO_CALL_RE.match(code)
         if m:
-            kind, name = "macro", m.group(1)
-        elif MACRO_CALL_RE.match(code):
-            kind, name = "macro call", MACRO_CALL_RE.match(code).group(1)
+            name = m.group(1)
         elif re.search(r"\bunsafe\s+(extern\s+\S+\s+)?fn\s+\w", code):
-            kind, name = "unsafe fn", FN_RE.search(code[code.index("unsafe"):]).group(1)
-        if kind is None:
+            name = FN_RE.search(code[code.index("unsafe"):]).group(1)
+        if name is None:
             i += 1
             continue
         end = block_end(lines, i)
         if end is not None:
-            out.append((i, end, kind, name))
+            out.append((i, end, name))
             i = end + 1
         else:
             i += 1
@@ -122,7 +127,7 @@ def block_end(lines, start):
 def mutants_of(path, text):
     lines = text.split("\n")
     found = []
-    for first, last, kind, region_name in regions(lines):
+    for first, last, region_name in regions(lines):
         fn, in_assert = region_name, 0
         for j in range(first, last + 1):
             code = code_part(lines[j])
@@ -193,6 +198,45 @@ def run(cmd, cwd, timeout):
         return None, ""
 
 
+RUNNING_RE = re.compile(r"Running [^\n]*?/deps/(\w+)-[0-9a-f]+\b")
+
+
+def first_failing(log):
+    """The test binary a failed `cargo test` stopped in: the last it started."""
+    runs = RUNNING_RE.findall(log)
+    return runs[-1] if runs else None
+
+
+def test_binaries(engine):
+    """The test set's binaries, as cargo names them in target/*/deps."""
+    args, names = engine.get("additional_cargo_args", []), []
+    for i, arg in enumerate(args):
+        if arg == "--lib":
+            names += [p.replace("-", "_") for p in engine["test_package"]]
+        elif arg == "--test":
+            names.append(args[i + 1])
+    return names
+
+
+def first_failing_counts(out):
+    """{binary: caught mutants it failed first} over a finished run in `out`:
+    this script's outcomes.json, or cargo-mutants' (its logs read again)."""
+    outcomes = json.loads((Path(out) / "outcomes.json").read_text())
+    counts = {}
+    if isinstance(outcomes, list):
+        firsts = [o.get("first_failing") for o in outcomes if o["outcome"] == "caught"]
+    else:
+        firsts = []
+        for o in outcomes["outcomes"]:
+            if o.get("summary") == "CaughtMutant":
+                log = (Path(out) / o["log_path"]).read_text(errors="replace")
+                # The test phase follows the last `cargo test` without --no-run.
+                firsts.append(first_failing(log[log.rfind("cargo test --profile"):]))
+    for name in firsts:
+        counts[name or "?"] = counts.get(name or "?", 0) + 1
+    return counts
+
+
 def copy_tree(dest):
     if dest.exists():
         shutil.rmtree(dest)
@@ -214,10 +258,24 @@ def main():
     ap.add_argument("--shard", help="k/n: every n-th mutant from the k-th (0-based)")
     ap.add_argument("-o", "--output", default="mutants.out-unsafe", help="directory of the outcomes")
     ap.add_argument("--scratch", default=None, help="where the scratch trees go (default: a temp dir)")
+    ap.add_argument("--first-failing", metavar="DIR",
+                    help="count which test binary failed first for each caught mutant of the "
+                    "run in DIR (this script's -o, or cargo-mutants' mutants.out) and stop")
     a = ap.parse_args()
 
     config = tomllib.loads(Path(a.config).read_text())
-    engine = tomllib.loads((ROOT / config["tests"]).read_text())
+    engine = tomllib.loads((ROOT / config["tests"]).read_text()) if "tests" in config else config
+    if a.first_failing:
+        if not (Path(a.first_failing) / "outcomes.json").is_file():
+            print(f"{a.first_failing}: no outcomes.json here (give the run's output directory)",
+                  file=sys.stderr)
+            return 1
+        counts = first_failing_counts(a.first_failing)
+        for name, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+            print(f"{n:6} {name}")
+        never = [b for b in test_binaries(engine) if b not in counts]
+        print("never first: " + (", ".join(never) if never else "none"))
+        return 0
     if a.baseline:
         cmd = ["cargo", "test", *cargo_args(engine)]
         print(" ".join(cmd), flush=True)
@@ -254,7 +312,7 @@ def main():
         code, log = run(["cargo", "test", *args], tree, a.build_timeout + a.timeout)
         if code != 0:
             with lock:
-                outcomes.append(("baseline", "failed", 0))
+                outcomes.append(("baseline", "failed", 0, None))
                 print(f"job {w}: the unmutated tree fails its tests:\n{log[-3000:]}", flush=True)
             return
         while True:
@@ -269,7 +327,7 @@ def main():
             assert row[col:col + len(old)] == old, name
             lines[line] = row[:col] + new + row[col + len(old):]
             path.write_text("\n".join(lines))
-            t0 = time.time()
+            t0, first = time.time(), None
             code, log = run(["cargo", "test", "--no-run", *args], tree, a.build_timeout)
             if code is None:
                 outcome = "timeout"
@@ -278,9 +336,10 @@ def main():
             else:
                 code, log = run(["cargo", "test", *args], tree, a.timeout)
                 outcome = "timeout" if code is None else ("missed" if code == 0 else "caught")
+                first = first_failing(log) if outcome == "caught" else None
             path.write_text(text)
             with lock:
-                outcomes.append((name, outcome, time.time() - t0))
+                outcomes.append((name, outcome, time.time() - t0, first))
                 done = len(outcomes)
                 print(f"[{done}/{len(kept)} {time.time() - started:.0f}s] {outcome}: {name}", flush=True)
 
@@ -293,12 +352,13 @@ def main():
     if any(o[1] == "failed" for o in outcomes):
         return 1
     by = {}
-    for name, outcome, _ in outcomes:
+    for name, outcome, _, _ in outcomes:
         by.setdefault(outcome, []).append(name)
     for outcome in ("caught", "missed", "unviable", "timeout"):
         (out / f"{outcome}.txt").write_text("".join(n + "\n" for n in sorted(by.get(outcome, []))))
     (out / "outcomes.json").write_text(json.dumps(
-        [{"mutant": n, "outcome": o, "seconds": round(s, 1)} for n, o, s in outcomes], indent=1))
+        [{"mutant": n, "outcome": o, "seconds": round(s, 1), "first_failing": f}
+         for n, o, s, f in outcomes], indent=1))
     counts = {o: len(by.get(o, [])) for o in ("caught", "missed", "unviable", "timeout")}
     print(f"{len(outcomes)} tested: " + ", ".join(f"{v} {k}" for k, v in counts.items())
           + f"; {len(dropped)} excluded; {time.time() - started:.0f}s")

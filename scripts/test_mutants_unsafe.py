@@ -91,5 +91,24 @@ class Search(unittest.TestCase):
         self.assertEqual(found, [])
 
 
+class FirstFailing(unittest.TestCase):
+    def test_the_binary_cargo_stopped_in_is_the_last_it_ran(self):
+        log = ("     Running unittests src/lib.rs (target/mutants/deps/kmst-0123abcd)\n"
+               "test result: ok. 4 passed\n"
+               "     Running tests/exec_random.rs (target/mutants/deps/exec_random-89ef0011)\n"
+               "test result: FAILED. 1 passed; 1 failed\n"
+               "error: test failed, to rerun pass `--test exec_random`\n")
+        self.assertEqual(mu.first_failing(log), "exec_random")
+        # cargo-mutants' logs quote the binary's path instead.
+        self.assertEqual(mu.first_failing("Running `/t/target/mutants/deps/kmst_harness-00ff`"),
+                         "kmst_harness")
+        self.assertIsNone(mu.first_failing("error[E0308]: mismatched types"))
+
+    def test_the_test_set_is_read_from_the_configuration(self):
+        engine = {"test_package": ["kmst", "kmst-harness"],
+                  "additional_cargo_args": ["--lib", "--test", "check", "--test", "corpus"]}
+        self.assertEqual(mu.test_binaries(engine), ["kmst", "kmst_harness", "check", "corpus"])
+
+
 if __name__ == "__main__":
     unittest.main()
