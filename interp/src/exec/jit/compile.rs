@@ -256,10 +256,12 @@ pub(crate) fn build(b: &mut FunctionBuilder<'_>, insts: &[Inst]) {
             );
             continue;
         }
-        let next = if pc + 1 < n && rem[pc] > 1 {
+        // The last micro-op is End, interpreted (it left above): `pc + 1`
+        // is a micro-op of the program, in this block while `rem` says so.
+        let next = if rem[pc] > 1 {
             ops[pc + 1]
         } else {
-            stubs[(pc + 1).min(n - 1)]
+            stubs[pc + 1]
         };
         let mut e = Builder {
             b,

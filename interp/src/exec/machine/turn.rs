@@ -480,6 +480,23 @@ mod tests {
         assert_eq!((r.halt, r.passes), (Some(5), 1));
     }
 
+    /// `acc = 0; n = N; loop: acc += 3; n -= 1; jnz n loop; halt acc`:
+    /// six micro-ops, HALT micro-op k = 2 + 3N of the run, acc = 3N.
+    #[cfg(feature = "jit")]
+    fn add_loop(n: u64, req: u64) -> Stream {
+        let mut s = Stream::new(0, 10_000_000, 1, req).unwrap();
+        let r = s.registers(2).unwrap();
+        let (acc, left) = (r[0], r[1]);
+        s.set(acc, 0).unwrap();
+        s.set(left, n as i64).unwrap();
+        let top = s.label();
+        s.addi(acc, acc, 3).unwrap();
+        s.addi(left, left, -1).unwrap();
+        s.jnz(left, top);
+        s.halt(acc);
+        s
+    }
+
     /// The tiered variant (dispatch/tiered.rs) with one stream: `acc = 0;
     /// n = N; loop: acc += 3; n -= 1; jnz n loop; halt acc`. HALT is
     /// micro-op k = 2 + 3N of the run and ends it with acc = 3N; with a
@@ -498,17 +515,7 @@ mod tests {
             k > 7 * BREAK_EVEN + 64 * 64,
             "the loop outlasts the break-even"
         );
-        let mut s = Stream::new(0, 10_000_000, 1, 7).unwrap();
-        let r = s.registers(2).unwrap();
-        let (acc, left) = (r[0], r[1]);
-        s.set(acc, 0).unwrap();
-        s.set(left, n as i64).unwrap();
-        let top = s.label();
-        s.addi(acc, acc, 3).unwrap();
-        s.addi(left, left, -1).unwrap();
-        s.jnz(left, top);
-        s.halt(acc);
-        let upload = s.encode().unwrap();
+        let upload = add_loop(n, 7).encode().unwrap();
         let params = budget(64);
         let mut m = Machine::new(&upload, &params);
         m.run(Dispatch::Tiered, &mut NoObserver);
@@ -522,17 +529,56 @@ mod tests {
         assert_eq!(r.passes, k / 64 + 1);
     }
 
+    /// The same loop as two streams of a scenario, placed at 0 and 1024
+    /// with reqs 1 and 2 (S6: active reqs differ) and RUN in pass 0 (S28):
+    /// every pass gives each its own turn of 64 micro-ops (S17, S29), so
+    /// each turn is an entry of its own into the loops, not a span of
+    /// quick passes. Each program gets hot from those
+    /// short turns alone and is compiled; each stream's HALT is micro-op
+    /// k = 2 + 3N of its run, in pass k / 64, with acc = 3N, and the
+    /// answer has k / 64 + 1 passes (S16).
+    #[cfg(feature = "jit")]
+    #[test]
+    fn the_tiered_variant_compiles_programs_hot_from_short_turns() {
+        use crate::exec::NoObserver;
+        use crate::exec::decode::BREAK_EVEN;
+        use crate::scenario::ScenarioBuilder;
+        let n: u64 = 200_000;
+        let k = 2 + 3 * n;
+        assert!(k > 7 * BREAK_EVEN + 64, "the loop outlasts the break-even");
+        let mut b = ScenarioBuilder::new(budget(64)).unwrap();
+        for (offset, req) in [(0u32, 1), (1024, 2)] {
+            b.place_stream(u64::from(offset), &add_loop(n, req))
+                .unwrap();
+            b.run(0, offset).unwrap();
+        }
+        let mut m = Machine::new_scenario(&b.build());
+        m.run(Dispatch::Tiered, &mut NoObserver);
+        for p in &m.programs {
+            assert!(p.code.get().is_some(), "each program got hot");
+        }
+        let r = m.into_scenario_result();
+        let outcome: Vec<_> = r.streams.iter().map(|s| (s.status, s.halt)).collect();
+        let halted = (Status::Ended, Some(3 * n as u32));
+        assert_eq!(outcome, vec![halted, halted]);
+        assert_eq!(r.passes, k / 64 + 1);
+    }
+
     /// The tiered variant leaves a program whose turns end on the kernel
     /// to the interpreter: `loop: submit; wait 0; n -= 1; jnz n loop; halt
     /// n`. With the default delay 0 each command is acknowledged by the
     /// next pass's sweep (S12), so every turn ends at the WAIT, none for
     /// want of fuel, and the program never gets hot; N commands, halt 0.
+    /// N = 8,000 turns: had each counted its budget of 64, they would
+    /// pass the 6 * BREAK_EVEN that makes this 5-micro-op program hot.
     #[cfg(feature = "jit")]
     #[test]
     fn the_tiered_variant_leaves_a_waiting_loop_to_the_interpreter() {
         use crate::builder::Operand;
         use crate::exec::NoObserver;
-        let n = 3_000;
+        use crate::exec::decode::BREAK_EVEN;
+        let n = 8_000;
+        assert!(n as u64 * 64 > 6 * BREAK_EVEN);
         let mut s = Stream::new(0, 10_000_000, 1, 7).unwrap();
         let left = s.registers(1).unwrap()[0];
         s.set(left, n).unwrap();
