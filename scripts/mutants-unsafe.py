@@ -237,6 +237,20 @@ def first_failing_counts(out):
     return counts
 
 
+def first_failing_report(counts, binaries):
+    """The lines --first-failing prints: each binary's count, then the test
+    set's binaries never first, which are not known while some caught
+    mutant's record names none."""
+    lines = [f"{n:6} {name}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1])
+             if name != "?"]
+    never = ", ".join(b for b in binaries if b not in counts) or "none"
+    if "?" in counts:
+        lines.append(f"{counts['?']:6} not known (a run before this script recorded it, "
+                     "or a log cut short)")
+        never = f"not known (among the known: {never})" if len(counts) > 1 else "not known"
+    return lines + [f"never first: {never}"]
+
+
 def copy_tree(dest):
     if dest.exists():
         shutil.rmtree(dest)
@@ -270,11 +284,8 @@ def main():
             print(f"{a.first_failing}: no outcomes.json here (give the run's output directory)",
                   file=sys.stderr)
             return 1
-        counts = first_failing_counts(a.first_failing)
-        for name, n in sorted(counts.items(), key=lambda kv: -kv[1]):
-            print(f"{n:6} {name}")
-        never = [b for b in test_binaries(engine) if b not in counts]
-        print("never first: " + (", ".join(never) if never else "none"))
+        print("\n".join(first_failing_report(first_failing_counts(a.first_failing),
+                                              test_binaries(engine))))
         return 0
     if a.baseline:
         cmd = ["cargo", "test", *cargo_args(engine)]

@@ -109,6 +109,15 @@ class FirstFailing(unittest.TestCase):
                   "additional_cargo_args": ["--lib", "--test", "check", "--test", "corpus"]}
         self.assertEqual(mu.test_binaries(engine), ["kmst", "kmst_harness", "check", "corpus"])
 
+    def test_never_first_is_not_claimed_without_a_record(self):
+        binaries = ["kmst", "corpus", "exec_random"]
+        self.assertEqual(mu.first_failing_report({"kmst": 47, "corpus": 4}, binaries),
+                         ["    47 kmst", "     4 corpus", "never first: exec_random"])
+        self.assertEqual(mu.first_failing_report({"?": 19}, binaries)[-1],
+                         "never first: not known")
+        self.assertEqual(mu.first_failing_report({"kmst": 2, "?": 1}, binaries)[-1],
+                         "never first: not known (among the known: corpus, exec_random)")
+
 
 if __name__ == "__main__":
     unittest.main()
