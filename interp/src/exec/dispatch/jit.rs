@@ -1,16 +1,19 @@
 //! The compiled tier's loop (feature `jit`): the stream's program runs as
-//! compiled code (exec/jit/) until it reaches a micro-op the interpreter
-//! runs (one that reads or changes the kernel, HALT, MOD by 0, `End`),
-//! which runs as one unit of the subroutine loop before the compiled code
-//! goes on; and when the fuel does not cover the next block, the rest of
-//! the turn (fewer micro-ops than the block) runs in the subroutine loop.
+//! compiled code (exec/jit/), a region's function at a time, until it
+//! reaches a micro-op the interpreter runs (one that reads or changes the
+//! kernel, HALT, MOD by 0, `End`), which runs as one unit of the
+//! subroutine loop before the compiled code goes on; a jump to another
+//! region enters that region's function; a turn that begins past a block's
+//! head runs unit by unit up to the next entry (jit/plan.rs); and when the
+//! fuel does not cover the next block, the rest of the turn (fewer
+//! micro-ops than the block) runs in the subroutine loop.
 //! Without compiled code (no backend for this host), or with an observer
 //! that hears every micro-op, the subroutine loop runs the whole turn.
 
 use super::subroutine;
 use crate::exec::bodies::Ctx;
 use crate::exec::inst::{Exit, Inst};
-use crate::exec::jit::{SHORT, call};
+use crate::exec::jit::{GO, PC_MASK, SHORT, call, entry_at};
 use crate::exec::observer::Observer;
 use crate::exec::step::exit_at;
 
@@ -40,18 +43,26 @@ pub(crate) unsafe fn run<O: Observer>(
         let base = c.base;
         let (mut pc, mut fuel) = (c.pc(ip), fuel);
         loop {
-            let out = call(code, regs, pc, fuel);
-            pc = out as u32 & !(SHORT as u32);
-            fuel = (out >> 32) as u32;
-            let ip = base.add(pc as usize);
-            if fuel == 0 {
-                return exit_at::<O>(ctx, ip, 0, Exit::Fuel);
+            if let Some(entry) = entry_at(code, pc) {
+                let out = call(entry, regs, pc, fuel);
+                pc = (out & PC_MASK) as u32;
+                fuel = (out >> 32) as u32;
+                if fuel == 0 {
+                    return exit_at::<O>(ctx, base.add(pc as usize), 0, Exit::Fuel);
+                }
+                if out & GO != 0 {
+                    // Another region's entry: enter its function.
+                    continue;
+                }
+                if out & SHORT != 0 {
+                    // Less fuel than the block: the turn ends inside it.
+                    return subroutine::run::<O>(base.add(pc as usize), regs, ctx, fuel);
+                }
             }
-            if out & SHORT != 0 {
-                // Less fuel than the block: the turn ends inside it.
-                return subroutine::run::<O>(ip, regs, ctx, fuel);
-            }
-            match subroutine::step::<O>(ip, regs, ctx, fuel) {
+            // One unit in the interpreter: one the compiled code left to
+            // it, or one of a block entered past its head (a turn that
+            // began where the last one's fuel ran out), up to an entry.
+            match subroutine::step::<O>(base.add(pc as usize), regs, ctx, fuel) {
                 Ok((next, 0)) => return exit_at::<O>(ctx, next, 0, Exit::Fuel),
                 Ok((next, left)) => {
                     pc = c.pc(next);

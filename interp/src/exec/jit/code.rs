@@ -13,11 +13,12 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module, default_libcall_names};
+use cranelift_module::{Module, default_libcall_names};
 
 use super::compile;
+use super::plan::{self, Plan};
 use crate::exec::inst::Inst;
-use crate::exec::lower::Compiled;
+use crate::exec::lower::{Compiled, Entry};
 
 /// `Ok` when Cranelift has a backend for this host, else what is missing.
 pub(crate) fn available() -> Result<(), String> {
@@ -56,77 +57,108 @@ fn isa() -> Result<OwnedTargetIsa, String> {
     .clone()
 }
 
-/// A compiled program: its function and the memory that holds it.
+/// A compiled program: each region's function, the table of entries, and
+/// the memory that holds the code.
 pub(crate) struct Code {
     /// `None` only while dropping.
     module: Option<JITModule>,
-    entry: Compiled,
+    /// For each pc: the function of its region where it is an entry.
+    entries: Box<[Option<Entry>]>,
 }
 
 impl Code {
     /// Compiles the decoded program `insts`. `Err` names what failed: no
     /// Cranelift backend for this host, or the compiler's own error.
     pub(crate) fn compile(insts: &[Inst]) -> Result<Code, String> {
+        Code::compile_in(insts, plan::REGION)
+    }
+
+    /// [`Code::compile`] with regions of about `region` micro-ops.
+    pub(crate) fn compile_in(insts: &[Inst], region: u32) -> Result<Code, String> {
         let isa = isa()?;
+        let plan = Plan::new(insts, region);
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let mut ctx = module.make_context();
-        compile::signature(
-            &mut ctx.func.signature,
-            module.target_config().pointer_type(),
-        );
-        let id = module
-            .declare_function("program", Linkage::Local, &ctx.func.signature)
-            .map_err(|e| e.to_string())?;
-        ctx.func.name = UserFuncName::user(0, id.as_u32());
         let mut fctx = FunctionBuilderContext::new();
         let target = module.target_config();
-        {
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            compile::build(&mut b, insts);
-            b.finalize(target);
+        let mut ids = Vec::with_capacity(plan.regions.len());
+        // One function at a time: the context is cleared after each, so
+        // the compiler's memory is that of one region (J1).
+        for region in &plan.regions {
+            compile::signature(&mut ctx.func.signature, target.pointer_type());
+            let id = module
+                .declare_anonymous_function(&ctx.func.signature)
+                .map_err(|e| e.to_string())?;
+            ctx.func.name = UserFuncName::user(0, id.as_u32());
+            {
+                let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+                compile::build(&mut b, insts, &plan, region.clone());
+                b.finalize(target);
+            }
+            module
+                .define_function(id, &mut ctx)
+                .map_err(|e| format!("{e:?}"))?;
+            module.clear_context(&mut ctx);
+            ids.push(id);
         }
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| format!("{e:?}"))?;
-        module.clear_context(&mut ctx);
         module.finalize_definitions().map_err(|e| e.to_string())?;
-        let ptr = module.get_finalized_function(id);
-        // SAFETY: `ptr` is the finished function just defined with the
-        // signature `compile::signature` gives: (pointer, i32, i32) -> i64
-        // in the host's default calling convention, which is `extern "C"`'s.
-        let entry = unsafe { std::mem::transmute::<*const u8, Compiled>(ptr) };
+        let mut entries = vec![None; insts.len()].into_boxed_slice();
+        for (region, &id) in plan.regions.iter().zip(&ids) {
+            let ptr = module.get_finalized_function(id);
+            // SAFETY: `ptr` is the finished function just defined with the
+            // signature `compile::signature` gives: (pointer, i32, i32) ->
+            // i64 in the host's default calling convention, `extern "C"`'s.
+            let f = unsafe { std::mem::transmute::<*const u8, Entry>(ptr) };
+            for pc in region.clone() {
+                if plan.entry[pc as usize] {
+                    entries[pc as usize] = Some(f);
+                }
+            }
+        }
         Ok(Code {
             module: Some(module),
-            entry,
+            entries,
         })
     }
 
-    /// The compiled function, valid while `self` lives.
+    /// The compiled program, valid while `self` lives.
     pub(crate) fn entry(&self) -> Compiled {
-        self.entry
+        Compiled(self.entries.as_ptr())
     }
 }
 
 impl Drop for Code {
     fn drop(&mut self) {
         if let Some(module) = self.module.take() {
-            // SAFETY: the function's only pointer is `entry`, handed out
-            // for turns of runs that borrow the program holding `self`, so
-            // none runs now and none is called after.
+            // SAFETY: the functions' only pointers are in `entries`, handed
+            // out for turns of runs that borrow the program holding `self`,
+            // so none runs now and none is called after.
             unsafe { module.free_memory() };
         }
     }
 }
 
-/// Runs compiled code `entry` from micro-op `pc` with `fuel`: the result
+/// The function of compiled program `code` that can be entered at `pc`,
+/// if any.
+///
+/// # Safety
+/// `code` is the [`Code::entry`] of a live [`Code`] compiled from the
+/// program `pc` is in (`pc <= op_count`).
+#[inline(always)]
+pub(crate) unsafe fn entry_at(code: Compiled, pc: u32) -> Option<Entry> {
+    // SAFETY: the table has one entry per pc of the program, End included.
+    unsafe { *code.0.add(pc as usize) }
+}
+
+/// Runs compiled region `entry` from micro-op `pc` with `fuel`: the result
 /// `(fuel << 32) | kind | pc` (compile.rs).
 ///
 /// # Safety
-/// `entry` is the function of a live [`Code`] compiled from the program
-/// `pc` is in (`pc <= op_count`), and `regs` points at that stream's 16
-/// registers, borrowed by nothing else during the call.
+/// `entry` is [`entry_at`]`(code, pc)` of a live [`Code`], and `regs`
+/// points at that stream's 16 registers, borrowed by nothing else during
+/// the call.
 #[inline(always)]
-pub(crate) unsafe fn call(entry: Compiled, regs: *mut u32, pc: u32, fuel: u32) -> u64 {
+pub(crate) unsafe fn call(entry: Entry, regs: *mut u32, pc: u32, fuel: u32) -> u64 {
     // SAFETY: the caller's contract; the code touches only `regs[0..16]`.
     unsafe { entry(regs, pc, fuel) }
 }
@@ -164,16 +196,21 @@ mod tests {
         Program::decode(&checked)
     }
 
-    fn run(code: &Code, regs: &mut [u32; 16], pc: u32, fuel: u32) -> (u32, u32, bool) {
+    /// (pc, fuel, kind) of one call of the region entered at `pc`.
+    fn run(code: &Code, regs: &mut [u32; 16], pc: u32, fuel: u32) -> (u32, u32, u64) {
         // SAFETY: `code` was compiled from the program `pc` is in, and
         // `regs` is a stream's 16 registers.
-        let out = unsafe { call(code.entry(), regs.as_mut_ptr(), pc, fuel) };
-        (
-            out as u32 & !(super::super::SHORT as u32),
-            (out >> 32) as u32,
-            out & super::super::SHORT != 0,
-        )
+        let out = unsafe {
+            let entry = entry_at(code.entry(), pc).expect("pc is an entry");
+            call(entry, regs.as_mut_ptr(), pc, fuel)
+        };
+        let kind = out & (compile::SHORT | compile::GO);
+        ((out & compile::PC_MASK) as u32, (out >> 32) as u32, kind)
     }
+
+    const LEFT: u64 = 0;
+    const SHORT: u64 = compile::SHORT;
+    const GO: u64 = compile::GO;
 
     #[test]
     fn a_loop_runs_compiled_until_the_fuel_no_longer_covers_a_block() {
@@ -191,16 +228,19 @@ mod tests {
         let mut regs = [0u32; 16];
         // Fuel 100: 1 + 5 loops of 3 = 16 micro-ops, then HALT is left to
         // the interpreter (not SHORT) with its fuel given back: 100 - 16.
-        assert_eq!(run(&code, &mut regs, 0, 100), (4, 84, false));
+        assert_eq!(run(&code, &mut regs, 0, 100), (4, 84, LEFT));
         assert_eq!((regs[1], regs[2]), (0, 15));
         // Fuel 5: pc 0 (1), one loop (3), then 1 left, short of the block of 3.
         let mut regs = [0u32; 16];
-        assert_eq!(run(&code, &mut regs, 0, 5), (1, 1, true));
+        assert_eq!(run(&code, &mut regs, 0, 5), (1, 1, SHORT));
         assert_eq!((regs[1], regs[2]), (4, 3));
-        // Entering mid-block at pc 2 charges pcs 2 and 3.
-        let mut regs = [0u32; 16];
-        regs[1] = 1;
-        assert_eq!(run(&code, &mut regs, 2, 2), (4, 0, false));
+        // Only the heads (0, 1, 4) and End (5) are entries: a turn that
+        // begins at pc 2 or 3 runs in the interpreter up to one.
+        let entries: Vec<bool> = (0..6)
+            // SAFETY: every pc up to End is in the program.
+            .map(|pc| unsafe { entry_at(code.entry(), pc) }.is_some())
+            .collect();
+        assert_eq!(entries, [true, true, false, false, true, true]);
     }
 
     #[test]
@@ -210,7 +250,7 @@ mod tests {
         let p = program(&[(Set, 1, 0, 0, 5), (Addi, 1, 1, 0, 1), (Halt, 1, 0, 0, 0)]);
         let code = Code::compile(&p.insts).expect("a backend");
         let mut regs = [0u32; 16];
-        assert_eq!(run(&code, &mut regs, 0, 10), (2, 8, false));
+        assert_eq!(run(&code, &mut regs, 0, 10), (2, 8, LEFT));
         assert_eq!(regs[1], 6);
     }
 
@@ -221,9 +261,66 @@ mod tests {
         let code = Code::compile(&p.insts).expect("a backend");
         let mut regs = [0u32; 16];
         regs[2] = 7;
-        assert_eq!(run(&code, &mut regs, 0, 10), (0, 10, false));
+        assert_eq!(run(&code, &mut regs, 0, 10), (0, 10, LEFT));
         regs[3] = 4;
-        assert_eq!(run(&code, &mut regs, 0, 10), (1, 9, false));
+        assert_eq!(run(&code, &mut regs, 0, 10), (1, 9, LEFT));
         assert_eq!(regs[1], 3);
+    }
+
+    #[test]
+    fn a_jump_to_another_region_leaves_with_go_and_the_fuel_left() {
+        // Regions of one micro-op: pc 0 SET r1 = 2 (its own block, as pc 1
+        // is a jump target); pc 1 ADDI r2 += 7; pc 2 ADDI r1 -= 1; pc 3
+        // JNZ r1 -> 1; pc 4 HALT r2. Blocks [0], [1, 2, 3], [4]: a region
+        // is cut only at a head, so the regions are [0], [1..4), [4], [5].
+        let p = program(&[
+            (Set, 1, 0, 0, 2),
+            (Addi, 2, 2, 0, 7),
+            (Addi, 1, 1, 0, u32::MAX),
+            (Jnz, 1, 0, 0, 1),
+            (Halt, 2, 0, 0, 0),
+        ]);
+        let code = Code::compile_in(&p.insts, 1).expect("a backend");
+        let mut regs = [0u32; 16];
+        // pc 0 runs (fuel 10 - 1) and falls through to pc 1, another region.
+        assert_eq!(run(&code, &mut regs, 0, 10), (1, 9, GO));
+        assert_eq!(regs[1], 2);
+        // The loop's region runs both rounds inside itself (7 + 7), then
+        // falls through to HALT's region: 9 - 2 * 3 left.
+        assert_eq!(run(&code, &mut regs, 1, 9), (4, 3, GO));
+        assert_eq!((regs[1], regs[2]), (0, 14));
+        // HALT's region leaves it to the interpreter at once, fuel whole.
+        assert_eq!(run(&code, &mut regs, 4, 3), (4, 3, LEFT));
+    }
+
+    #[test]
+    fn a_backward_jump_across_regions_goes_to_the_loop_head() {
+        // pc 0 SET r1 = 3; pc 1 ADDI r2 += 1 (a jump target); pc 2 JNZ r1
+        // -> 3 (taken: a jump ends its block); pc 3 ADDI r1 -= 1; pc 4 JNZ
+        // r1 -> 1; pc 5 HALT r2. Blocks [0], [1, 2], [3, 4], [5]; regions
+        // of one micro-op cut at every head.
+        let p = program(&[
+            (Set, 1, 0, 0, 3),
+            (Addi, 2, 2, 0, 1),
+            (Jnz, 1, 0, 0, 3),
+            (Addi, 1, 1, 0, u32::MAX),
+            (Jnz, 1, 0, 0, 1),
+            (Halt, 2, 0, 0, 0),
+        ]);
+        let code = Code::compile_in(&p.insts, 1).expect("a backend");
+        let mut regs = [0u32; 16];
+        regs[1] = 3;
+        // [3, 4] runs (100 - 2) and jumps back to 1, in another region.
+        assert_eq!(run(&code, &mut regs, 3, 100), (1, 98, GO));
+        assert_eq!(regs[1], 2);
+        // [1, 2] runs and its taken jump goes on at 3: 98 - 2.
+        assert_eq!(run(&code, &mut regs, 1, 98), (3, 96, GO));
+        assert_eq!(regs[2], 1);
+        // With one region for the whole program the loop runs inside it:
+        // from pc 0, 1 + 3 rounds of 4, then HALT: 100 - 13.
+        let whole = Code::compile(&p.insts).expect("a backend");
+        let mut regs = [0u32; 16];
+        assert_eq!(run(&whole, &mut regs, 0, 100), (5, 87, LEFT));
+        assert_eq!((regs[1], regs[2]), (0, 3));
     }
 }

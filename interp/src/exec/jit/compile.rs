@@ -1,58 +1,48 @@
-//! The compiler: a decoded program in, one Cranelift function out, each
-//! micro-op built by its body's lowering (`OpBody::lower`, through
-//! [`Emit`]). Safe code: it only builds IR; `code.rs` makes it runnable.
+//! The compiler: one region of a decoded program (plan.rs) in, one
+//! Cranelift function out, each micro-op built by its body's lowering
+//! (`OpBody::lower`, through [`Emit`]). Safe code: it only builds IR;
+//! `code.rs` makes it runnable.
 //!
-//! The function is `(regs, pc, fuel) -> (fuel << 32) | kind << 31 | pc`.
-//! It enters at `pc` through a jump table, keeps the 16 registers in SSA
-//! values (loaded at entry, stored at every exit) and charges fuel as the
-//! interpreter does (inst.rs "Blocks"): entering a block at pc `p` costs
-//! the micro-ops from `p` to the block's end at once, and the code runs on
-//! only while the fuel covers them. It leaves:
+//! The function is `(regs, pc, fuel) -> (fuel << 32) | kind | pc`. It is
+//! entered at one of its region's entries (plan.rs) through a jump table,
+//! keeps the registers its micro-ops use in SSA values (loaded at entry,
+//! stored at every exit), and charges fuel as the interpreter does (inst.rs
+//! "Blocks"): entering at pc `p` costs the micro-ops from `p` to the block's
+//! end at once, and the code runs on only while the fuel covers them. Inside
+//! a block the micro-ops are one straight run of IR: no test, no branch.
+//! It leaves:
 //!
-//! - at a block it cannot pay for: `kind` 1, `fuel` what is left (0 when
-//!   the turn's fuel is used up exactly);
+//! - at an entry it cannot pay for: kind [`SHORT`], `fuel` what is left (0
+//!   when the turn's fuel is used up exactly);
+//! - at a jump or a fall-through to another region: kind [`GO`], at the
+//!   target, with the fuel left;
 //! - at a micro-op the interpreter runs (`Lowered::Interpret`, or MOD by
-//!   0): `kind` 0, with the fuel of that micro-op and the rest of its block
-//!   given back.
+//!   0), and at any pc that is not an entry: kind 0, with the fuel of that
+//!   micro-op and the rest of its block given back.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
+use super::plan::Plan;
 use crate::exec::bodies::{self, OpBody};
-use crate::exec::inst::{HEAD, Inst, OpIndex, for_each_fused, len_in_imm};
+use crate::exec::inst::{HEAD, Inst, OpIndex, for_each_fused};
 use crate::exec::lower::{Cmp, Emit, Lowered};
 use crate::format::REGISTERS;
 
-/// The bit of the function's result that says the fuel does not cover the
-/// next block (the interpreter runs the rest of the turn); without it, the
-/// interpreter runs one unit and the compiled code goes on.
+/// The kind bit that says the fuel does not cover the block at `pc`: the
+/// interpreter runs the rest of the turn.
 pub(crate) const SHORT: u64 = 1 << 31;
 
-/// The block of every pc: how many micro-ops are left in it from that pc
-/// on, counting its own (inst.rs "Blocks"; the decoder's heads and lengths).
-fn remaining(insts: &[Inst]) -> Vec<u32> {
-    let mut rem = Vec::with_capacity(insts.len());
-    let mut end = 0u32;
-    for (pc, inst) in insts.iter().enumerate() {
-        let pc = pc as u32;
-        if inst.op & HEAD != 0 {
-            let index = op_index(inst.op);
-            let len = if len_in_imm(index.first_opcode()) {
-                inst.imm
-            } else {
-                u32::from(inst.c)
-            };
-            end = pc + len;
-        }
-        assert!(pc < end, "every micro-op sits in its head's block");
-        rem.push(end - pc);
-    }
-    rem
-}
+/// The kind bit that says control goes on at `pc`, an entry of another
+/// region: the loop enters that region's function.
+pub(crate) const GO: u64 = 1 << 30;
+
+/// The bits of the result that hold the pc (at most 65,535: S1's limit).
+pub(crate) const PC_MASK: u64 = (1 << 30) - 1;
 
 /// The dense index of a decoded `op` byte.
-fn op_index(op: u8) -> OpIndex {
+pub(crate) fn op_index(op: u8) -> OpIndex {
     let index = op & !HEAD;
     assert!(usize::from(index) < crate::exec::inst::HANDLERS);
     // SAFETY: the index is below HANDLERS (asserted), a dense OpIndex.
@@ -62,42 +52,67 @@ fn op_index(op: u8) -> OpIndex {
     }
 }
 
-/// The Cranelift side of [`Emit`]: the function being built, positioned in
-/// the block of the micro-op at `pc`.
+/// The Cranelift side of [`Emit`]: the function being built, positioned at
+/// the micro-op `pc`.
 pub(crate) struct Builder<'a, 'f> {
     pub b: &'a mut FunctionBuilder<'f>,
     regs: [Variable; REGISTERS],
     fuel: Variable,
-    /// The entry check of every pc, then the exit block.
-    stubs: &'a [Block],
+    plan: &'a Plan,
+    /// The region's first pc and the stub of each of its entries.
+    start: u32,
+    stubs: &'a [Option<Block>],
     exit: Block,
-    rem: &'a [u32],
     pc: u32,
-    /// The block after this micro-op's when the code goes on.
-    next: Block,
+    /// The block a branch that is not taken goes on in, when the micro-op
+    /// after it is not an entry.
+    cont: Option<Block>,
 }
 
 impl Builder<'_, '_> {
-    /// Leaves at micro-op `pc` with kind `INTERPRET`, giving back its fuel
+    /// Goes to the exit with `pc`, the fuel `fuel` and kind `kind`.
+    fn leave(&mut self, pc: u32, fuel: Value, kind: u64) {
+        let args = self.exit_args(pc, fuel, kind);
+        self.b.ins().jump(self.exit, &args);
+    }
+
+    fn exit_args(&mut self, pc: u32, fuel: Value, kind: u64) -> [BlockArg; 2] {
+        let word = self
+            .b
+            .ins()
+            .iconst(types::I32, (u64::from(pc) | kind) as i64);
+        [BlockArg::Value(word), BlockArg::Value(fuel)]
+    }
+
+    /// Leaves at micro-op `pc` for the interpreter, giving back its fuel
     /// and the rest of its block's.
     fn leave_here(&mut self) {
         let fuel = self.b.use_var(self.fuel);
-        let give = self
+        let fuel = self
             .b
             .ins()
-            .iconst(types::I32, i64::from(self.rem[self.pc as usize]));
-        let fuel = self.b.ins().iadd(fuel, give);
-        let pc = self.b.ins().iconst(types::I32, i64::from(self.pc));
-        let kind = self.b.ins().iconst(types::I32, 0);
-        self.b.ins().jump(
-            self.exit,
-            &[
-                BlockArg::Value(pc),
-                BlockArg::Value(fuel),
-                BlockArg::Value(kind),
-            ],
-        );
+            .iadd_imm_s(fuel, i64::from(self.plan.rem[self.pc as usize]));
+        self.leave(self.pc, fuel, 0);
     }
+
+    /// Where control goes to reach the entry `to`: its stub in this region,
+    /// else the exit with kind GO (and the block arguments for it).
+    fn towards(&mut self, to: u32) -> (Block, Option<[BlockArg; 2]>) {
+        let stub = to
+            .checked_sub(self.start)
+            .and_then(|i| self.stubs.get(i as usize));
+        match stub {
+            Some(stub) => (stub.expect("control goes on only at an entry"), None),
+            None => {
+                let fuel = self.b.use_var(self.fuel);
+                (self.exit, Some(self.exit_args(to, fuel, GO)))
+            }
+        }
+    }
+}
+
+fn args(a: &Option<[BlockArg; 2]>) -> &[BlockArg] {
+    a.as_ref().map_or(&[], |a| &a[..])
 }
 
 impl Emit for Builder<'_, '_> {
@@ -145,8 +160,8 @@ impl Emit for Builder<'_, '_> {
         self.b.ins().urem(a, b)
     }
     fn jump(&mut self, target: u32) {
-        let to = self.stubs[target as usize];
-        self.b.ins().jump(to, &[]);
+        let (to, a) = self.towards(target);
+        self.b.ins().jump(to, args(&a));
     }
     fn branch(&mut self, cmp: Cmp, a: Value, b: Value, target: u32) {
         let cc = match cmp {
@@ -155,166 +170,146 @@ impl Emit for Builder<'_, '_> {
             Cmp::Ne => IntCC::NotEqual,
         };
         let c = self.b.ins().icmp(cc, a, b);
-        let to = self.stubs[target as usize];
-        let next = self.next;
-        self.b.ins().brif(c, to, &[], next, &[]);
+        let (to, ta) = self.towards(target);
+        let next = self.pc + 1;
+        let (not, na) = if self.plan.entry[next as usize] {
+            self.towards(next)
+        } else {
+            let cont = self.b.create_block();
+            self.cont = Some(cont);
+            (cont, None)
+        };
+        self.b.ins().brif(c, to, args(&ta), not, args(&na));
     }
 }
 
-/// Builds the function of the decoded program `insts` (its micro-ops and
-/// the `End` sentinel) into `b`, whose signature is set by the caller.
-pub(crate) fn build(b: &mut FunctionBuilder<'_>, insts: &[Inst]) {
-    let rem = remaining(insts);
-    let n = insts.len();
+/// Builds the function of region `region` of the decoded program `insts`
+/// (its micro-ops and the `End` sentinel), planned by `plan`, into `b`,
+/// whose signature the caller set ([`signature`]).
+pub(crate) fn build(
+    b: &mut FunctionBuilder<'_>,
+    insts: &[Inst],
+    plan: &Plan,
+    region: std::ops::Range<u32>,
+) {
+    let (start, end) = (region.start, region.end);
+    let span = (start as usize)..(end as usize);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
-    let stubs: Vec<Block> = (0..n).map(|_| b.create_block()).collect();
-    let ops: Vec<Block> = (0..n).map(|_| b.create_block()).collect();
+    let stubs: Vec<Option<Block>> = plan.entry[span.clone()]
+        .iter()
+        .map(|&e| e.then(|| b.create_block()))
+        .collect();
+    let other = b.create_block();
     let exit = b.create_block();
-    b.append_block_param(exit, types::I32); // pc
+    b.append_block_param(exit, types::I32); // pc | kind
     b.append_block_param(exit, types::I32); // fuel
-    b.append_block_param(exit, types::I32); // kind: 0 or 1
     let regs: [Variable; REGISTERS] = std::array::from_fn(|_| b.declare_var(types::I32));
     let fuel = b.declare_var(types::I32);
+    let used = plan.uses[span.clone()].iter().fold(0u16, |u, &m| u | m);
+    let used = move || (0..REGISTERS).filter(move |r| used & (1 << r) != 0);
 
-    // Entry: the registers into SSA values, then to the stub of `pc`.
+    // Entry: the registers the region uses into SSA values, then to the
+    // stub of `pc`; a pc that is not an entry goes to the interpreter.
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
     let (regs_ptr, pc, fuel_in) = (params[0], params[1], params[2]);
     let flags = MemFlagsData::trusted();
-    for (r, var) in regs.iter().enumerate() {
+    for r in used() {
         let v = b.ins().load(types::I32, flags, regs_ptr, (4 * r) as i32);
-        b.def_var(*var, v);
+        b.def_var(regs[r], v);
     }
     b.def_var(fuel, fuel_in);
     let calls: Vec<_> = stubs
         .iter()
-        .map(|&s| b.func.dfg.block_call(s, &[]))
+        .map(|s| b.func.dfg.block_call(s.unwrap_or(other), &[]))
         .collect();
-    // A pc past the program never comes (the turn's pc is at most op_count):
-    // the default is End's stub.
-    let default = b.func.dfg.block_call(stubs[n - 1], &[]);
-    let table = cranelift_codegen::ir::JumpTableData::new(default, &calls);
-    let jt = b.create_jump_table(table);
-    b.ins().br_table(pc, jt);
+    let default = b.func.dfg.block_call(other, &[]);
+    let jt = b.create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
+    let index = b.ins().iadd_imm_s(pc, -i64::from(start));
+    b.ins().br_table(index, jt);
+    b.switch_to_block(other);
+    b.ins()
+        .jump(exit, &[BlockArg::Value(pc), BlockArg::Value(fuel_in)]);
 
-    for pc in 0..n {
-        let index = op_index(insts[pc].op);
-        let interpret = lowering(index, &insts[pc]) == Lowering::Interpret;
-        // The stub: pay for the rest of the block, or leave.
-        b.switch_to_block(stubs[pc]);
-        let pc_v = b.ins().iconst(types::I32, pc as i64);
-        let f = b.use_var(fuel);
-        let zero = b.ins().iconst(types::I32, 0);
-        if interpret {
-            b.ins().jump(
-                exit,
-                &[
-                    BlockArg::Value(pc_v),
-                    BlockArg::Value(f),
-                    BlockArg::Value(zero),
-                ],
-            );
-        } else {
-            let short = b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedLessThan, f, i64::from(rem[pc]));
-            let left = b.ins().iadd_imm_s(f, -i64::from(rem[pc]));
-            let paid = b.create_block();
-            let one = b.ins().iconst(types::I32, 1);
-            b.ins().brif(
-                short,
-                exit,
-                &[
-                    BlockArg::Value(pc_v),
-                    BlockArg::Value(f),
-                    BlockArg::Value(one),
-                ],
-                paid,
-                &[],
-            );
-            b.switch_to_block(paid);
-            b.def_var(fuel, left);
-            b.ins().jump(ops[pc], &[]);
+    let mut e = Builder {
+        b,
+        regs,
+        fuel,
+        plan,
+        start,
+        stubs: &stubs,
+        exit,
+        pc: start,
+        cont: None,
+    };
+    for pc in start..end {
+        let at = pc as usize;
+        e.pc = pc;
+        if let Some(stub) = stubs[at - span.start] {
+            // The stub: pay for the rest of the block, or leave.
+            e.b.switch_to_block(stub);
+            let f = e.b.use_var(fuel);
+            if plan.interpret[at] {
+                e.leave(pc, f, 0);
+                continue;
+            }
+            let rem = i64::from(plan.rem[at]);
+            let short = e.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, f, rem);
+            let left = e.b.ins().iadd_imm_s(f, -rem);
+            let paid = e.b.create_block();
+            let out = e.exit_args(pc, f, SHORT);
+            e.b.ins().brif(short, exit, &out, paid, &[]);
+            e.b.switch_to_block(paid);
+            e.b.def_var(fuel, left);
         }
-        // The micro-op.
-        b.switch_to_block(ops[pc]);
-        if interpret {
-            // Reached from the micro-op before it in its block, which paid
-            // for it: give its fuel and the rest of the block's back.
-            let f = b.use_var(fuel);
-            let f = b.ins().iadd_imm_s(f, i64::from(rem[pc]));
-            let pc_v = b.ins().iconst(types::I32, pc as i64);
-            let kind = b.ins().iconst(types::I32, 0);
-            b.ins().jump(
-                exit,
-                &[
-                    BlockArg::Value(pc_v),
-                    BlockArg::Value(f),
-                    BlockArg::Value(kind),
-                ],
-            );
+        if plan.interpret[at] {
+            e.leave_here();
             continue;
         }
-        // The last micro-op is End, interpreted (it left above): `pc + 1`
-        // is a micro-op of the program, in this block while `rem` says so.
-        let next = if rem[pc] > 1 {
-            ops[pc + 1]
-        } else {
-            stubs[pc + 1]
-        };
-        let mut e = Builder {
-            b,
-            regs,
-            fuel,
-            stubs: &stubs,
-            exit,
-            rem: &rem,
-            pc: pc as u32,
-            next,
-        };
-        match lower(index, &mut e, &insts[pc]) {
-            Lowered::Next => {
-                e.b.ins().jump(next, &[]);
+        let lowered = lower(op_index(insts[at].op), &mut e, &insts[at]);
+        let cont = e.cont.take();
+        match (lowered, cont) {
+            (Lowered::Next, Some(cont)) => {
+                e.b.ins().jump(cont, &[]);
+                e.b.switch_to_block(cont);
             }
-            Lowered::Jumped => {}
-            Lowered::Interpret => e.leave_here(),
+            (Lowered::Jumped, Some(cont)) => e.b.switch_to_block(cont),
+            (Lowered::Next, None) if plan.entry[at + 1] => {
+                // The next block: its stub here, or another region's.
+                let (to, a) = e.towards(pc + 1);
+                e.b.ins().jump(to, args(&a));
+            }
+            // Straight on in the same IR block.
+            (Lowered::Next, None) => {}
+            (Lowered::Jumped, None) => {
+                assert!(plan.entry[at + 1], "a jump ends its block");
+            }
+            (Lowered::Interpret, _) => unreachable!("the plan knows what interprets"),
         }
     }
 
     // The exit: the registers back, then the result.
     b.switch_to_block(exit);
     let params = b.block_params(exit).to_vec();
-    for (r, var) in regs.iter().enumerate() {
-        let v = b.use_var(*var);
+    for r in used() {
+        let v = b.use_var(regs[r]);
         b.ins().store(flags, v, regs_ptr, (4 * r) as i32);
     }
-    let pc = b.ins().uextend(types::I64, params[0]);
-    let kind = b.ins().uextend(types::I64, params[2]);
-    let kind = b.ins().ishl_imm_u(kind, 31);
+    let word = b.ins().uextend(types::I64, params[0]);
     let fuel = b.ins().uextend(types::I64, params[1]);
     let fuel = b.ins().ishl_imm_u(fuel, 32);
-    let out = b.ins().bor(pc, kind);
-    let out = b.ins().bor(out, fuel);
+    let out = b.ins().bor(word, fuel);
     b.ins().return_(&[out]);
     b.seal_all_blocks();
 }
 
-/// The signature of every compiled program: `(regs, pc, fuel) -> u64`.
+/// The signature of every compiled region: `(regs, pc, fuel) -> u64`.
 pub(crate) fn signature(sig: &mut cranelift_codegen::ir::Signature, ptr: types::Type) {
     sig.params.push(AbiParam::new(ptr));
     sig.params.push(AbiParam::new(types::I32));
     sig.params.push(AbiParam::new(types::I32));
     sig.returns.push(AbiParam::new(types::I64));
-}
-
-/// Whether a unit is compiled or left to the interpreter, by its lowering
-/// (asked of a throw-away builder would cost a function; the bodies that
-/// interpret say so without emitting anything).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Lowering {
-    Compiled,
-    Interpret,
 }
 
 macro_rules! lower_ops {
@@ -329,7 +324,7 @@ macro_rules! lower_all {
         /// body's, a superinstruction's first micro-op's (its second has
         /// an instruction of its own), a variant's base body's (the
         /// variant only says where the interpreter reads an operand).
-        fn lower(index: OpIndex, e: &mut Builder<'_, '_>, i: &Inst) -> Lowered {
+        fn lower<E: Emit>(index: OpIndex, e: &mut E, i: &Inst) -> Lowered {
             match index {
                 $(OpIndex::$name => <bodies::$name as OpBody>::lower(e, i),)*
                 OpIndex::End => <bodies::End as OpBody>::lower(e, i),
@@ -337,33 +332,50 @@ macro_rules! lower_all {
                 $(OpIndex::$var => <bodies::$base as OpBody>::lower(e, i),)*
             }
         }
-
-        /// Whether the unit of `index` is left to the interpreter: its
-        /// body's lowering says `Interpret` whatever the builder.
-        fn lowering(index: OpIndex, i: &Inst) -> Lowering {
-            let interprets = match index {
-                $(OpIndex::$name => <bodies::$name as OpBody>::lower(&mut Probe, i),)*
-                OpIndex::End => <bodies::End as OpBody>::lower(&mut Probe, i),
-                $(OpIndex::$fused => <bodies::$first as OpBody>::lower(&mut Probe, i),)*
-                $(OpIndex::$var => <bodies::$base as OpBody>::lower(&mut Probe, i),)*
-            } == Lowered::Interpret;
-            if interprets { Lowering::Interpret } else { Lowering::Compiled }
-        }
     };
 }
 
 crate::for_each_op!(lower_ops);
 
-/// An [`Emit`] that builds nothing: asks a lowering what it is.
-struct Probe;
+/// What the plan needs of a micro-op's lowering, asked of the lowering
+/// itself (an [`Emit`] that builds nothing): whether the interpreter runs
+/// it, the registers its code touches, and where it jumps.
+pub(crate) struct Survey {
+    pc: u32,
+    pub interprets: bool,
+    pub uses: u16,
+    pub jump: Option<u32>,
+}
 
-impl Emit for Probe {
+impl Survey {
+    /// The survey of the micro-op `i` of dense index `index` at `pc`.
+    pub(crate) fn of(index: OpIndex, i: &Inst, pc: u32) -> Survey {
+        let mut s = Survey {
+            pc,
+            interprets: false,
+            uses: 0,
+            jump: None,
+        };
+        if lower(index, &mut s, i) == Lowered::Interpret {
+            s.interprets = true;
+            s.uses = 0;
+            s.jump = None;
+        }
+        s
+    }
+}
+
+impl Emit for Survey {
     type Val = ();
     fn pc(&self) -> u32 {
-        0
+        self.pc
     }
-    fn reg(&mut self, _: u8) {}
-    fn set_reg(&mut self, _: u8, _: ()) {}
+    fn reg(&mut self, r: u8) {
+        self.uses |= 1 << r;
+    }
+    fn set_reg(&mut self, r: u8, _: ()) {
+        self.uses |= 1 << r;
+    }
     fn konst(&mut self, _: u32) {}
     fn add(&mut self, _: (), _: ()) {}
     fn sub(&mut self, _: (), _: ()) {}
@@ -373,6 +385,10 @@ impl Emit for Probe {
     fn shl(&mut self, _: (), _: u32) {}
     fn shr(&mut self, _: (), _: u32) {}
     fn rem_or_interpret(&mut self, _: (), _: ()) {}
-    fn jump(&mut self, _: u32) {}
-    fn branch(&mut self, _: Cmp, _: (), _: (), _: u32) {}
+    fn jump(&mut self, target: u32) {
+        self.jump = Some(target);
+    }
+    fn branch(&mut self, _: Cmp, _: (), _: (), target: u32) {
+        self.jump = Some(target);
+    }
 }

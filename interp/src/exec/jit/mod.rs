@@ -12,6 +12,7 @@
 
 mod code;
 mod compile;
+mod plan;
 
-pub(crate) use code::{Code, available, call};
-pub(crate) use compile::SHORT;
+pub(crate) use code::{Code, available, call, entry_at};
+pub(crate) use compile::{GO, PC_MASK, SHORT};
