@@ -21,7 +21,7 @@
 //!   micro-op and the rest of its block given back.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Value, types};
+use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::plan::Plan;
@@ -59,29 +59,48 @@ pub(crate) struct Builder<'a, 'f> {
     regs: [Variable; REGISTERS],
     fuel: Variable,
     plan: &'a Plan,
-    /// The region's first pc and the stub of each of its entries.
+    /// The region's first pc and the block of each pc control enters.
     start: u32,
-    stubs: &'a [Option<Block>],
-    exit: Block,
+    starts: &'a [Option<Block>],
+    /// The stream's register file, and the registers the region uses.
+    regs_ptr: Value,
+    used: u16,
     pc: u32,
     /// The block a branch that is not taken goes on in, when the micro-op
     /// after it is not an entry.
     cont: Option<Block>,
+    /// The blocks that leave, to build: each with its pc and kind.
+    pending: Vec<(Block, u32, u64)>,
 }
 
 impl Builder<'_, '_> {
-    /// Goes to the exit with `pc`, the fuel `fuel` and kind `kind`.
-    fn leave(&mut self, pc: u32, fuel: Value, kind: u64) {
-        let args = self.exit_args(pc, fuel, kind);
-        self.b.ins().jump(self.exit, &args);
+    /// Leaves the function from the current block: the registers the
+    /// region uses stored back, then `(fuel << 32) | word`. Every exit has
+    /// its own (J2): one exit block for all made its arguments one value
+    /// merged from every exit, which the register allocator paid for in
+    /// the square of their number.
+    fn leave_with(&mut self, word: Value, fuel: Value) {
+        let flags = MemFlagsData::trusted();
+        for r in 0..REGISTERS {
+            if self.used & (1 << r) != 0 {
+                let v = self.b.use_var(self.regs[r]);
+                self.b.ins().store(flags, v, self.regs_ptr, (4 * r) as i32);
+            }
+        }
+        let word = self.b.ins().uextend(types::I64, word);
+        let fuel = self.b.ins().uextend(types::I64, fuel);
+        let fuel = self.b.ins().ishl_imm_u(fuel, 32);
+        let out = self.b.ins().bor(word, fuel);
+        self.b.ins().return_(&[out]);
     }
 
-    fn exit_args(&mut self, pc: u32, fuel: Value, kind: u64) -> [BlockArg; 2] {
+    /// Leaves with `pc`, the fuel `fuel` and kind `kind`.
+    fn leave(&mut self, pc: u32, fuel: Value, kind: u64) {
         let word = self
             .b
             .ins()
             .iconst(types::I32, (u64::from(pc) | kind) as i64);
-        [BlockArg::Value(word), BlockArg::Value(fuel)]
+        self.leave_with(word, fuel);
     }
 
     /// Leaves at micro-op `pc` for the interpreter, giving back its fuel
@@ -95,24 +114,38 @@ impl Builder<'_, '_> {
         self.leave(self.pc, fuel, 0);
     }
 
-    /// Where control goes to reach the entry `to`: its stub in this region,
-    /// else the exit with kind GO (and the block arguments for it).
-    fn towards(&mut self, to: u32) -> (Block, Option<[BlockArg; 2]>) {
-        let stub = to
+    /// A new block that leaves with `pc` and kind `kind` (the fuel as it
+    /// is), built once the region's micro-ops are ([`Builder::pending`]).
+    fn leaving(&mut self, pc: u32, kind: u64) -> Block {
+        let out = self.b.create_block();
+        self.pending.push((out, pc, kind));
+        out
+    }
+
+    /// Whether control enters a block at `pc`: a head or an entry of this
+    /// region, or a pc of another region.
+    fn enters(&self, pc: u32) -> bool {
+        match pc
             .checked_sub(self.start)
-            .and_then(|i| self.stubs.get(i as usize));
-        match stub {
-            Some(stub) => (stub.expect("control goes on only at an entry"), None),
-            None => {
-                let fuel = self.b.use_var(self.fuel);
-                (self.exit, Some(self.exit_args(to, fuel, GO)))
-            }
+            .and_then(|i| self.starts.get(i as usize))
+        {
+            Some(start) => start.is_some(),
+            None => true,
         }
     }
-}
 
-fn args(a: &Option<[BlockArg; 2]>) -> &[BlockArg] {
-    a.as_ref().map_or(&[], |a| &a[..])
+    /// Where control goes to reach the head `to`: its block in this
+    /// region, else a block that leaves with kind GO (`to` is an entry of
+    /// its region, plan.rs).
+    fn towards(&mut self, to: u32) -> Block {
+        let start = to
+            .checked_sub(self.start)
+            .and_then(|i| self.starts.get(i as usize));
+        match start {
+            Some(start) => start.expect("control goes on only at a head"),
+            None => self.leaving(to, GO),
+        }
+    }
 }
 
 impl Emit for Builder<'_, '_> {
@@ -160,8 +193,8 @@ impl Emit for Builder<'_, '_> {
         self.b.ins().urem(a, b)
     }
     fn jump(&mut self, target: u32) {
-        let (to, a) = self.towards(target);
-        self.b.ins().jump(to, args(&a));
+        let to = self.towards(target);
+        self.b.ins().jump(to, &[]);
     }
     fn branch(&mut self, cmp: Cmp, a: Value, b: Value, target: u32) {
         let cc = match cmp {
@@ -170,16 +203,16 @@ impl Emit for Builder<'_, '_> {
             Cmp::Ne => IntCC::NotEqual,
         };
         let c = self.b.ins().icmp(cc, a, b);
-        let (to, ta) = self.towards(target);
+        let to = self.towards(target);
         let next = self.pc + 1;
-        let (not, na) = if self.plan.entry[next as usize] {
+        let not = if self.enters(next) {
             self.towards(next)
         } else {
             let cont = self.b.create_block();
             self.cont = Some(cont);
-            (cont, None)
+            cont
         };
-        self.b.ins().brif(c, to, args(&ta), not, args(&na));
+        self.b.ins().brif(c, to, &[], not, &[]);
     }
 }
 
@@ -196,75 +229,94 @@ pub(crate) fn build(
     let span = (start as usize)..(end as usize);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
-    let stubs: Vec<Option<Block>> = plan.entry[span.clone()]
-        .iter()
-        .map(|&e| e.then(|| b.create_block()))
+    // A block where control enters: each head and each entry.
+    let starts: Vec<Option<Block>> = span
+        .clone()
+        .map(|pc| {
+            let enters = plan.entry[pc] || insts[pc].op & HEAD != 0;
+            (enters && plan.live[pc]).then(|| b.create_block())
+        })
         .collect();
     let other = b.create_block();
-    let exit = b.create_block();
-    b.append_block_param(exit, types::I32); // pc | kind
-    b.append_block_param(exit, types::I32); // fuel
     let regs: [Variable; REGISTERS] = std::array::from_fn(|_| b.declare_var(types::I32));
     let fuel = b.declare_var(types::I32);
     let used = plan.uses[span.clone()].iter().fold(0u16, |u, &m| u | m);
-    let used = move || (0..REGISTERS).filter(move |r| used & (1 << r) != 0);
 
     // Entry: the registers the region uses into SSA values, then to the
-    // stub of `pc`; a pc that is not an entry goes to the interpreter.
+    // block of `pc`; a pc that is not an entry goes to the interpreter.
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
     let (regs_ptr, pc, fuel_in) = (params[0], params[1], params[2]);
     let flags = MemFlagsData::trusted();
-    for r in used() {
+    for r in (0..REGISTERS).filter(|r| used & (1 << r) != 0) {
         let v = b.ins().load(types::I32, flags, regs_ptr, (4 * r) as i32);
         b.def_var(regs[r], v);
     }
     b.def_var(fuel, fuel_in);
-    let calls: Vec<_> = stubs
-        .iter()
-        .map(|s| b.func.dfg.block_call(s.unwrap_or(other), &[]))
+    let calls: Vec<_> = span
+        .clone()
+        .zip(&starts)
+        .map(|(pc, s)| {
+            let to = if plan.entry[pc] { *s } else { None };
+            b.func.dfg.block_call(to.unwrap_or(other), &[])
+        })
         .collect();
     let default = b.func.dfg.block_call(other, &[]);
     let jt = b.create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
     let index = b.ins().iadd_imm_s(pc, -i64::from(start));
     b.ins().br_table(index, jt);
-    b.switch_to_block(other);
-    b.ins()
-        .jump(exit, &[BlockArg::Value(pc), BlockArg::Value(fuel_in)]);
-
     let mut e = Builder {
         b,
         regs,
         fuel,
         plan,
         start,
-        stubs: &stubs,
-        exit,
+        starts: &starts,
+        regs_ptr,
+        used,
         pc: start,
         cont: None,
+        pending: Vec::new(),
     };
+    e.b.switch_to_block(other);
+    e.leave_with(pc, fuel_in);
+
+    // Whether the micro-op at hand is out of compiled code's reach (a block
+    // no entry leads to, or the rest of one after a micro-op left to the
+    // interpreter): nothing is built for it.
+    let mut dead = true;
     for pc in start..end {
         let at = pc as usize;
         e.pc = pc;
-        if let Some(stub) = stubs[at - span.start] {
-            // The stub: pay for the rest of the block, or leave.
-            e.b.switch_to_block(stub);
+        if let Some(start) = starts[at - span.start] {
+            dead = false;
+            e.b.switch_to_block(start);
             let f = e.b.use_var(fuel);
-            if plan.interpret[at] {
-                e.leave(pc, f, 0);
-                continue;
+            if plan.entry[at] {
+                if plan.interpret[at] {
+                    e.leave(pc, f, 0);
+                    dead = true;
+                    continue;
+                }
+                // The entry's test: the fuel covers the longest path to
+                // the next test, or the interpreter runs the rest (J3).
+                let need = i64::from(plan.test[at]);
+                let short = e.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, f, need);
+                let paid = e.b.create_block();
+                let out = e.leaving(pc, SHORT);
+                e.b.ins().brif(short, out, &[], paid, &[]);
+                e.b.switch_to_block(paid);
             }
-            let rem = i64::from(plan.rem[at]);
-            let short = e.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, f, rem);
-            let left = e.b.ins().iadd_imm_s(f, -rem);
-            let paid = e.b.create_block();
-            let out = e.exit_args(pc, f, SHORT);
-            e.b.ins().brif(short, exit, &out, paid, &[]);
-            e.b.switch_to_block(paid);
+            // The block charged whole.
+            let left = e.b.ins().iadd_imm_s(f, -i64::from(plan.rem[at]));
             e.b.def_var(fuel, left);
+        } else if dead || insts[at].op & HEAD != 0 {
+            dead = true;
+            continue;
         }
         if plan.interpret[at] {
             e.leave_here();
+            dead = true;
             continue;
         }
         let lowered = lower(op_index(insts[at].op), &mut e, &insts[at]);
@@ -275,33 +327,28 @@ pub(crate) fn build(
                 e.b.switch_to_block(cont);
             }
             (Lowered::Jumped, Some(cont)) => e.b.switch_to_block(cont),
-            (Lowered::Next, None) if plan.entry[at + 1] => {
-                // The next block: its stub here, or another region's.
-                let (to, a) = e.towards(pc + 1);
-                e.b.ins().jump(to, args(&a));
+            (Lowered::Next, None) if e.enters(pc + 1) => {
+                // The next block: here, or another region's.
+                let to = e.towards(pc + 1);
+                e.b.ins().jump(to, &[]);
+                dead = true;
             }
             // Straight on in the same IR block.
             (Lowered::Next, None) => {}
             (Lowered::Jumped, None) => {
-                assert!(plan.entry[at + 1], "a jump ends its block");
+                assert!(insts[at + 1].op & HEAD != 0, "a jump ends its block");
+                dead = true;
             }
             (Lowered::Interpret, _) => unreachable!("the plan knows what interprets"),
         }
     }
 
-    // The exit: the registers back, then the result.
-    b.switch_to_block(exit);
-    let params = b.block_params(exit).to_vec();
-    for r in used() {
-        let v = b.use_var(regs[r]);
-        b.ins().store(flags, v, regs_ptr, (4 * r) as i32);
+    for (out, pc, kind) in std::mem::take(&mut e.pending) {
+        e.b.switch_to_block(out);
+        let fuel = e.b.use_var(fuel);
+        e.leave(pc, fuel, kind);
     }
-    let word = b.ins().uextend(types::I64, params[0]);
-    let fuel = b.ins().uextend(types::I64, params[1]);
-    let fuel = b.ins().ishl_imm_u(fuel, 32);
-    let out = b.ins().bor(word, fuel);
-    b.ins().return_(&[out]);
-    b.seal_all_blocks();
+    e.b.seal_all_blocks();
 }
 
 /// The signature of every compiled region: `(regs, pc, fuel) -> u64`.
@@ -345,6 +392,8 @@ pub(crate) struct Survey {
     pub interprets: bool,
     pub uses: u16,
     pub jump: Option<u32>,
+    /// Whether control can go on to the next micro-op.
+    pub falls: bool,
 }
 
 impl Survey {
@@ -355,6 +404,7 @@ impl Survey {
             interprets: false,
             uses: 0,
             jump: None,
+            falls: true,
         };
         if lower(index, &mut s, i) == Lowered::Interpret {
             s.interprets = true;
@@ -387,6 +437,7 @@ impl Emit for Survey {
     fn rem_or_interpret(&mut self, _: (), _: ()) {}
     fn jump(&mut self, target: u32) {
         self.jump = Some(target);
+        self.falls = false;
     }
     fn branch(&mut self, _: Cmp, _: (), _: (), target: u32) {
         self.jump = Some(target);

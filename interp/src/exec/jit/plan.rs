@@ -1,38 +1,62 @@
-//! How a decoded program is cut for the compiler (J1, performance.md):
-//! where compiled code can be entered, what each entry charges, and the
-//! regions each compiled as a function of its own. Linear in the program,
-//! so that the compile is too: a region holds at most about
-//! [`REGION`] micro-ops whatever the program's size, and Cranelift's cost
-//! grows faster than linearly only in the size of one function.
+//! How a decoded program is cut for the compiler: the regions each
+//! compiled as a function of its own (J1), the entries where compiled code
+//! is entered and its fuel tested (J3), and what each tests and charges.
+//! Linear in the program, so that the compile is too.
 //!
-//! - **Entries**: the block heads (inst.rs "Blocks") and the micro-op after
-//!   one the interpreter runs inside a block (RESULT). A turn that starts
-//!   anywhere else (its budget ran out mid-block) runs in the interpreter
-//!   until the next entry (dispatch/jit.rs).
-//! - **Charges**: entering at pc `p` charges the micro-ops from `p` to its
-//!   block's end at once ([`Plan::rem`]), as the interpreter's head handler
-//!   charges a block.
-//! - **Regions**: runs of whole blocks, cut at a head where the fewest
-//!   jumps cross, so that a loop rarely straddles two functions; a jump or
-//!   a fall-through to another region leaves the function, which the loop
-//!   enters again at the target (`GO`, compile.rs).
+//! - **Regions** (J1): runs of whole blocks (inst.rs "Blocks") of about
+//!   [`REGION`] micro-ops, cut at a head where the fewest jumps cross, so
+//!   that a loop rarely straddles two functions. Cranelift's cost grows
+//!   faster than linearly only in the size of one function.
+//! - **Entries** (J3): a region's first micro-op, the head of a loop (the
+//!   target of a jump back), a jump's target in another region, the
+//!   micro-op after one the interpreter runs, and, on a long path forward,
+//!   a head every [`PATH`] micro-ops or so. An entry tests the fuel once
+//!   against the longest path from it to the next entry or exit
+//!   ([`Plan::test`]); the blocks on the way only subtract their lengths,
+//!   which the test proved the fuel covers. When the test fails the rest of
+//!   the turn runs in the interpreter, so the turn still ends after exactly
+//!   the micro-op S17 says. A turn that begins anywhere else (where the last
+//!   one's fuel ran out) runs in the interpreter up to an entry
+//!   (dispatch/jit.rs).
+//! - **Charges**: a block is charged whole where control enters it, from
+//!   that pc to its end ([`Plan::rem`]), as the interpreter's head handler
+//!   charges it; a micro-op left to the interpreter gives its part back.
 
 use std::ops::Range;
 
-use super::compile::{Survey, op_index};
 use crate::exec::inst::{HEAD, Inst, len_in_imm};
+
+use super::compile::{Survey, op_index};
 
 /// The micro-ops a region aims at (J1): the compile of one function
 /// grows faster than its size, so the regions are bounded; larger regions
 /// leave fewer loops straddling two of them.
 pub(crate) const REGION: u32 = 1024;
 
+/// The longest path forward, in micro-ops, between two fuel tests (J3)
+/// where blocks allow (a block is never split): a turn whose fuel no longer
+/// covers the path runs in the interpreter for at most this many, and a
+/// turn that begins past an entry for at most about as many before its
+/// first entry.
+pub(crate) const PATH: u32 = 32;
+
+/// The fewest micro-ops compiled code runs after an entry that follows a
+/// micro-op the interpreter ran (J5): a shorter run until the next such
+/// micro-op costs more to enter and leave than to interpret.
+pub(crate) const SHORTEST: usize = 4;
+
 /// The compiler's view of a decoded program.
 pub(crate) struct Plan {
     /// For each pc: the micro-ops from it to its block's end, its own counted.
     pub rem: Vec<u32>,
-    /// For each pc: whether compiled code can be entered there.
+    /// For each pc: whether it is an entry.
     pub entry: Vec<bool>,
+    /// For each head and entry: whether compiled code can reach it (code
+    /// is built only for those).
+    pub live: Vec<bool>,
+    /// For each entry: the longest path from it to the next entry or exit,
+    /// in micro-ops, which its fuel test asks for (0 elsewhere).
+    pub test: Vec<u32>,
     /// For each pc: whether the interpreter runs its micro-op.
     pub interpret: Vec<bool>,
     /// For each pc: the registers its compiled code reads or writes, a bit each.
@@ -43,22 +67,21 @@ pub(crate) struct Plan {
 
 impl Plan {
     /// Cuts `insts` (a decoded program and its `End`) into regions of about
-    /// `region` micro-ops (at least 1).
+    /// `region` micro-ops (at least 1) and marks their entries.
     pub(crate) fn new(insts: &[Inst], region: u32) -> Plan {
         let n = insts.len();
         let mut rem = Vec::with_capacity(n);
-        let mut entry = Vec::with_capacity(n);
         let mut interpret = Vec::with_capacity(n);
         let mut uses = Vec::with_capacity(n);
+        let mut jump = Vec::with_capacity(n);
+        let mut falls = Vec::with_capacity(n);
         // Jumps crossing the cut before each pc (a difference array).
         let mut cross = vec![0i32; n + 1];
         let mut end = 0u32;
-        let mut after_interpret = false;
         for (pc, inst) in insts.iter().enumerate() {
             let pc32 = pc as u32;
-            let head = inst.op & HEAD != 0;
             let index = op_index(inst.op);
-            if head {
+            if inst.op & HEAD != 0 {
                 let len = if len_in_imm(index.first_opcode()) {
                     inst.imm
                 } else {
@@ -68,13 +91,13 @@ impl Plan {
             }
             assert!(pc32 < end, "every micro-op sits in its head's block");
             rem.push(end - pc32);
-            entry.push(head || after_interpret);
             let survey = Survey::of(index, inst, pc32);
-            after_interpret = survey.interprets;
             interpret.push(survey.interprets);
             uses.push(survey.uses);
+            jump.push(survey.jump);
+            falls.push(survey.falls);
             if let Some(target) = survey.jump {
-                let (lo, hi) = (pc32.min(target) as usize, pc32.max(target) as usize);
+                let (lo, hi) = (pc.min(target as usize), pc.max(target as usize));
                 cross[lo + 1] += 1;
                 cross[hi + 1] -= 1;
             }
@@ -84,10 +107,89 @@ impl Plan {
             running += *c;
             *c = running;
         }
-        let regions = cut(insts, &cross, region.max(1));
+        let head = |pc: usize| insts[pc].op & HEAD != 0;
+        let regions = cut(n as u32, &head, &cross, region.max(1));
+
+        // The entries every rule but the path's names.
+        let mut entry = vec![false; n];
+        let mut region_of = vec![0u32; n];
+        for (k, r) in regions.iter().enumerate() {
+            entry[r.start as usize] = true;
+            region_of[r.start as usize..r.end as usize].fill(k as u32);
+        }
+        for pc in 0..n {
+            if let Some(t) = jump[pc] {
+                let t = t as usize;
+                if t <= pc || region_of[t] != region_of[pc] {
+                    entry[t] = true;
+                }
+            }
+            // After a micro-op the interpreter ran, unless the code would
+            // leave again within SHORTEST micro-ops (J5).
+            if pc > 0 && interpret[pc - 1] {
+                let last = pc + rem[pc] as usize - 1;
+                let leaves_at = (pc..=last).find(|&p| interpret[p]);
+                entry[pc] = leaves_at.is_none_or(|p| p - pc >= SHORTEST);
+            }
+        }
+
+        // The path from each place control enters (a head or an entry) to
+        // the next entry or exit, from the last back: every jump forward
+        // lands on a head after it, every jump back on an entry. A
+        // successor whose path would make this one's longer than PATH
+        // becomes an entry of its own.
+        let mut test = vec![0u32; n];
+        let mut path = vec![0u32; n];
+        for pc in (0..n).rev() {
+            if !(head(pc) || entry[pc]) {
+                continue;
+            }
+            let len = rem[pc];
+            let last = pc + len as usize - 1;
+            let mut longest = 0;
+            if !interpret[last] {
+                let fall = (falls[last] && last + 1 < n).then_some(last + 1);
+                for s in [fall, jump[last].map(|t| t as usize)].into_iter().flatten() {
+                    if entry[s] || region_of[s] != region_of[pc] {
+                        continue;
+                    }
+                    if len + path[s] > PATH {
+                        entry[s] = true;
+                        test[s] = path[s];
+                    } else {
+                        longest = longest.max(path[s]);
+                    }
+                }
+            }
+            path[pc] = len + longest;
+            if entry[pc] {
+                test[pc] = path[pc];
+            }
+        }
+
+        // What compiled code can reach: the entries, and the blocks control
+        // goes on to from them (forward: a jump back lands on an entry).
+        let mut live = entry.clone();
+        for pc in 0..n {
+            if !live[pc] || !(head(pc) || entry[pc]) {
+                continue;
+            }
+            let last = pc + rem[pc] as usize - 1;
+            if (pc..=last).any(|p| interpret[p]) {
+                continue;
+            }
+            if falls[last] && last + 1 < n {
+                live[last + 1] = true;
+            }
+            if let Some(t) = jump[last] {
+                live[t as usize] = true;
+            }
+        }
         Plan {
             rem,
             entry,
+            live,
+            test,
             interpret,
             uses,
             regions,
@@ -98,9 +200,7 @@ impl Plan {
 /// The regions: from each start, the head within `region` micro-ops (in
 /// its second half where there is one) that the fewest jumps cross, the
 /// farthest of equals; a block longer than the space left is kept whole.
-fn cut(insts: &[Inst], cross: &[i32], region: u32) -> Vec<Range<u32>> {
-    let n = insts.len() as u32;
-    let head = |pc: u32| insts[pc as usize].op & HEAD != 0;
+fn cut(n: u32, head: &dyn Fn(usize) -> bool, cross: &[i32], region: u32) -> Vec<Range<u32>> {
     let mut regions = Vec::with_capacity((n / region + 1) as usize);
     let mut start = 0u32;
     while start < n {
@@ -113,7 +213,7 @@ fn cut(insts: &[Inst], cross: &[i32], region: u32) -> Vec<Range<u32>> {
         let mut best: Option<(i32, u32)> = None;
         let mut pc = last;
         while pc > start && (pc > half || best.is_none()) {
-            if head(pc) {
+            if head(pc as usize) {
                 let c = cross[pc as usize];
                 if best.is_none_or(|(b, _)| c < b) {
                     best = Some((c, pc));
@@ -125,10 +225,85 @@ fn cut(insts: &[Inst], cross: &[i32], region: u32) -> Vec<Range<u32>> {
             Some((_, pc)) => pc,
             // No head within the region: the block that starts at `start`
             // runs past it; cut at the next head.
-            None => (last..n).find(|&pc| head(pc)).unwrap_or(n),
+            None => (last..n).find(|&pc| head(pc as usize)).unwrap_or(n),
         };
         regions.push(start..stop);
         start = stop;
     }
     regions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::program;
+    use super::*;
+    use crate::ops::Opcode::*;
+
+    /// The pcs where `flags` is set.
+    fn pcs(flags: &[bool]) -> Vec<usize> {
+        (0..flags.len()).filter(|&pc| flags[pc]).collect()
+    }
+
+    #[test]
+    fn a_long_path_forward_gets_an_entry_every_path_micro_ops() {
+        // 70 JNZ r1 -> the next pc (each a block of one: a jump ends its
+        // block), HALT at 70, End at 71. From the end back, a block's path
+        // is 1 + its successor's: pc j's is 71 - j, until the successor's
+        // reaches PATH (32) at pc 39, which becomes an entry testing 32;
+        // then again at pc 7 (39 - 32). The region's first pc tests the
+        // seven micro-ops from 0 to 7.
+        let mut ops: Vec<_> = (0..70).map(|pc| (Jnz, 1, 0, 0, pc + 1)).collect();
+        ops.push((Halt, 0, 0, 0, 0));
+        let plan = Plan::new(&program(&ops).insts, REGION);
+        assert_eq!(pcs(&plan.entry), [0, 7, 39]);
+        assert_eq!((plan.test[0], plan.test[7], plan.test[39]), (7, 32, 32));
+        assert_eq!(plan.regions.len(), 1, "one region: {:?}", plan.regions);
+    }
+
+    #[test]
+    fn after_a_kernel_micro_op_only_a_run_of_shortest_is_entered() {
+        // pc 0 TIME r1 | 1 ADD r2 = r2 + r1, 2 EVENT r2 | 3..8 ADDI r3 += 1
+        // (five), 8 TIME r1 | 9 HALT r3 | 10 End. After TIME at 0 the code
+        // would leave again at 2, one micro-op on: not an entry, nor
+        // reached; after EVENT it runs five: an entry testing its block of
+        // six (TIME charged with it, given back when it leaves). HALT and
+        // End after a kernel micro-op leave at once.
+        let mut ops = vec![(Time, 1, 0, 0, 0), (Add, 2, 2, 1, 0), (Event, 2, 0, 0, 0)];
+        ops.extend((0..5).map(|_| (Addi, 3, 3, 0, 1)));
+        ops.extend([(Time, 1, 0, 0, 0), (Halt, 3, 0, 0, 0)]);
+        let plan = Plan::new(&program(&ops).insts, REGION);
+        assert_eq!(pcs(&plan.entry), [0, 3]);
+        assert_eq!(plan.test[3], 6);
+        assert_eq!(pcs(&plan.interpret), [0, 2, 8, 9, 10]);
+        // Code is built for the entries' blocks only.
+        assert_eq!(pcs(&plan.live), [0, 3]);
+    }
+
+    #[test]
+    fn regions_are_cut_between_loops_not_inside_one() {
+        // Two loops of six micro-ops: pc 0 SET r1 = 2; 1..5 ADDI, 6 JNZ r1
+        // -> 1; 7 SET r1 = 2; 8..13 the same loop back to 8; 14 HALT; 15
+        // End. Regions of 10: the cut is a head in (5, 10] that no jump
+        // crosses, the farthest: 8 (7 ties with it). The loop heads are
+        // entries (a jump back), and so is each region's first pc.
+        let mut ops = vec![(Set, 1, 0, 0, 2)];
+        ops.extend((0..4).map(|_| (Addi, 2, 2, 0, 1)));
+        ops.extend([
+            (Addi, 1, 1, 0, u32::MAX),
+            (Jnz, 1, 0, 0, 1),
+            (Set, 1, 0, 0, 2),
+        ]);
+        ops.extend((0..4).map(|_| (Addi, 2, 2, 0, 1)));
+        ops.extend([
+            (Addi, 1, 1, 0, u32::MAX),
+            (Jnz, 1, 0, 0, 8),
+            (Halt, 2, 0, 0, 0),
+        ]);
+        let plan = Plan::new(&program(&ops).insts, 10);
+        assert_eq!(plan.regions, [0..8, 8..16]);
+        assert_eq!(pcs(&plan.entry), [0, 1, 8]);
+        // A loop's test is its body, six micro-ops, and the longest way on
+        // when it ends: SET at 7 (then another region), HALT at 14.
+        assert_eq!((plan.test[1], plan.test[8]), (7, 7));
+    }
 }
