@@ -6,6 +6,7 @@
 //! - [`compare`]: the benchmark workloads, timing and statistics of `kmst compare`.
 //! - [`profile`]: how a stream spends its turns (`kmst profile`, docs/profiling.md).
 //! - [`fuzzing`]: generators and the differential oracles behind the fuzz targets.
+//! - [`shapes`]: programs of any size in the shapes that stress a compiler.
 //!
 //! The engine itself (format, checker, builder, interpreters) is crate `kmst`;
 //! this crate only drives it.
@@ -16,3 +17,4 @@ pub mod compare;
 pub mod corpus;
 pub mod fuzzing;
 pub mod profile;
+pub mod shapes;
