@@ -112,9 +112,17 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => {
-            // --help and --version: clap prints them whole, exit 0.
-            let _ = err.print();
-            return ExitCode::SUCCESS;
+            // --help and --version: clap prints them whole, exit 0; a write
+            // error on standard output is an I/O error (exit 2), a closed
+            // pipe is not (common::print_out).
+            use std::io::Write;
+            return match err.print().and_then(|()| std::io::stdout().flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("kmst: {}", common::CliError::Stdout(e));
+                    ExitCode::from(2)
+                }
+                _ => ExitCode::SUCCESS,
+            };
         }
         Err(err)
             if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
