@@ -8,6 +8,11 @@ use std::time::{Duration, Instant};
 
 use kmst::exec::Observer;
 
+/// True when the progress line shows: standard error is a terminal.
+pub fn shown() -> bool {
+    std::io::stderr().is_terminal()
+}
+
 /// The display line: `show` replaces it, `clear` removes it.
 pub struct Line {
     on: bool,
@@ -16,9 +21,7 @@ pub struct Line {
 impl Line {
     /// On when standard error is a terminal.
     pub fn new() -> Line {
-        Line {
-            on: std::io::stderr().is_terminal(),
-        }
+        Line { on: shown() }
     }
 
     pub fn show(&self, msg: &str) {
@@ -40,15 +43,18 @@ impl Line {
 }
 
 /// Counts the passes the kernel has simulated (the last pass it reported
-/// the end of, plus one, S22's passes and the idle ones it skipped). It asks
-/// for no per-micro-op hook and not for every pass (`ENABLED` and
-/// `EVERY_PASS` false), so the kernel runs as the library's `simulate` does,
-/// spans of quick passes in one chain: a span is counted when it ends, and
-/// the count at the end is every pass simulated.
-pub struct PassCounter<'a>(pub &'a AtomicU64);
+/// the end of, plus one, S22's passes and the idle ones it skipped); at the
+/// end, every pass simulated. It asks for no per-micro-op hook (`ENABLED`
+/// false). With `EVERY_PASS` false the kernel runs as the library's
+/// `simulate` does, spans of quick passes in one chain, each counted when it
+/// ends (up to 2^32 micro-ops later: seconds); with it true every pass is
+/// counted as it ends, for a progress line that moves, at some cost when
+/// one stream spins alone (README: about a tenth at the default turn budget
+/// of 64, three times as long at a budget of 1).
+pub struct PassCounter<'a, const EVERY_PASS: bool>(pub &'a AtomicU64);
 
-impl Observer for PassCounter<'_> {
-    const EVERY_PASS: bool = false;
+impl<const EVERY: bool> Observer for PassCounter<'_, EVERY> {
+    const EVERY_PASS: bool = EVERY;
 
     fn on_pass_end(&mut self, pass: u64, _busy_slots: u32, _queue_len: u32) {
         self.0.store(pass + 1, Ordering::Relaxed);
@@ -79,6 +85,9 @@ pub fn while_running<R>(
             let start = Instant::now();
             let mut next = start + Duration::from_millis(500);
             let mut shown = false;
+            // The count and when it last moved: the rate is taken there (a
+            // span of quick passes is counted only when it ends).
+            let (mut counted, mut counted_at) = (0, 0.0);
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(50));
                 if Instant::now() < next {
@@ -89,7 +98,11 @@ pub fn while_running<R>(
                 let t = start.elapsed().as_secs_f64();
                 let mut msg = format!("{what}: {t:.1} s");
                 if let Some(p) = passes {
-                    msg.push_str(&passes_text(p.load(Ordering::Relaxed), max_passes, t));
+                    let p = p.load(Ordering::Relaxed);
+                    if p != counted {
+                        (counted, counted_at) = (p, t);
+                    }
+                    msg.push_str(&passes_text(counted, max_passes, counted_at));
                 }
                 line.show(&msg);
             }

@@ -84,10 +84,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let params = build_params_on(stream.params, &args.params)?;
     let upload = stream.upload;
     let what = format!("kmst run {}", args.file.display());
-    // The passes simulated, counted by the fast kernel's hooks of pass ends
-    // (PassCounter: the library's run, its spans of quick passes whole).
+    // The passes simulated, counted by the fast kernel's hooks of pass ends:
+    // in a pipe or a file as the library runs (its spans of quick passes
+    // whole), on a terminal pass by pass for the progress line (PassCounter).
     let passes = AtomicU64::new(0);
-    let counted = |d| simulate_observed(&upload, &params, d, &mut PassCounter(&passes));
+    let counted = |d| {
+        if progress::shown() {
+            simulate_observed(&upload, &params, d, &mut PassCounter::<true>(&passes))
+        } else {
+            simulate_observed(&upload, &params, d, &mut PassCounter::<false>(&passes))
+        }
+    };
     let (answer, simulated) = match dispatch {
         Implementation::Fast(d) => {
             let answer =
