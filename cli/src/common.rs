@@ -199,7 +199,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 /// have a file beside it (`asm`'s `X.params.json`): not `-`, a device or a
 /// FIFO.
 pub fn is_plain_output(path: &Path) -> bool {
-    !is_std(path) && !kmst_harness::corpus::replace::is_special(path)
+    !is_std(path) && !kmst_harness::corpus::replace::writes_through(path)
 }
 
 /// Refuses `-` for an output flag of a command whose report goes to

@@ -21,9 +21,12 @@ use clap::{Parser, Subcommand};
 /// What every exit status means, for every subcommand.
 const EXIT_CODES: &str = "\
 Inputs are known by their content, whatever their names: an upload begins
-with the format's magic (other binary data is an upload with a bad header),
-a kernel scenario is JSON, anything else is `.kms` text. A file of the
-wrong kind for a command is an error that names the command that takes it.
+with the format's magic (other binary data, or the magic cut short, is an
+upload with a bad header), JSON begins with `{` or `[`, anything else is
+`.kms` text. A file of the wrong kind for a command is an error that names
+the command that takes it. An input FILE `-` is standard input; `-o -` is
+standard output. An output that is a device or a FIFO is written through;
+a regular one is replaced whole.
 
 Exit status:
   0  success: the command did its work and the check, where it ran,

@@ -194,6 +194,27 @@ fn dash_is_standard_output() {
         "{text:?}"
     );
     assert_eq!(names(&dir), ["s.bin", "s.kms"]);
+    // /dev/stdout, a pipe here, and a regular file the process holds open
+    // (the same file after, not one renamed over it).
+    let (code, out, err) = kmst_fed(&dir, &["asm", "s.kms", "-o", "/dev/stdout"], b"");
+    assert_eq!(code, 0, "{err}");
+    assert_upload(&out);
+    assert!(!Path::new("/dev/stdout.params.json").exists());
+    let held = dir.join("held.bin");
+    let file = std::fs::File::create(&held).unwrap();
+    let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+    let before = inode(&held);
+    let status = Command::new(env!("CARGO_BIN_EXE_kmst"))
+        .args(["asm", "s.kms", "-o", "/dev/stdout"])
+        .current_dir(&dir)
+        .stdout(file)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(inode(&held), before);
+    assert_upload(&std::fs::read(&held).unwrap());
+    std::fs::remove_file(&held).unwrap();
+    assert_eq!(names(&dir), ["s.bin", "s.kms"]);
     // A command whose report goes to standard output takes no `-` output.
     for args in [
         vec!["profile", "s.kms", "--trace", "-"],

@@ -9,9 +9,9 @@
 //! Only a regular file (or a path where nothing is yet) is replaced so. A
 //! symbolic link is followed to the file it names, and that file is
 //! replaced (the link stays a link); anything else that is not a folder (a
-//! device such as `/dev/null`, a FIFO) is opened and written through, as a
-//! shell's `>` does: it cannot be replaced, and a file renamed over it would
-//! take its place.
+//! device such as `/dev/null`, a FIFO, or `/dev/stdout`, an open file of
+//! the process) is opened and written through, as a shell's `>` does: it
+//! cannot be replaced, and a file renamed over it would take its place.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -55,11 +55,14 @@ pub struct Replacement {
 const MAX_LINKS: usize = 40;
 
 /// `path` with its symbolic links followed to the file they name (which
-/// need not exist yet: a link to a file to be made); `path` itself when it
-/// is no link.
-pub fn link_target(path: &Path) -> io::Result<PathBuf> {
+/// need not exist yet: a link to a file to be made), `path` itself when it
+/// is no link; and whether a step was in `/proc` (`/dev/stdout` is a link
+/// to `/proc/self/fd/1`, which names an open file of the process).
+fn follow(path: &Path) -> io::Result<(PathBuf, bool)> {
     let mut at = path.to_owned();
+    let mut in_proc = false;
     for _ in 0..MAX_LINKS {
+        in_proc |= at.starts_with("/proc");
         match std::fs::symlink_metadata(&at) {
             Ok(m) if m.file_type().is_symlink() => {
                 let to = std::fs::read_link(&at)?;
@@ -68,7 +71,7 @@ pub fn link_target(path: &Path) -> io::Result<PathBuf> {
                     _ => to,
                 };
             }
-            _ => return Ok(at),
+            _ => return Ok((at, in_proc)),
         }
     }
     Err(io::Error::other(format!(
@@ -76,31 +79,36 @@ pub fn link_target(path: &Path) -> io::Result<PathBuf> {
     )))
 }
 
-/// True when `path` (its links followed) is something that exists and is
-/// neither a regular file nor a folder: a device, a FIFO, a socket, which
-/// [`Replacement`] writes through instead of replacing.
-pub fn is_special(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| {
+/// True when [`Replacement`] writes `path` through instead of replacing
+/// it: what it names (its links followed) exists and is neither a regular
+/// file nor a folder (a device, a FIFO, a socket), or it is an open file of
+/// the process (`/dev/stdout`, `/dev/fd/N`: links into `/proc`), which must
+/// stay the file the process holds.
+pub fn writes_through(path: &Path) -> bool {
+    let special = std::fs::metadata(path).is_ok_and(|m| {
         let t = m.file_type();
         !t.is_file() && !t.is_dir()
-    })
+    });
+    special || follow(path).is_ok_and(|(_, in_proc)| in_proc)
 }
 
 impl Replacement {
     /// Starts replacing `path` (which need not exist yet), or the file its
-    /// symbolic link names; or starts writing through to a device or a FIFO.
+    /// symbolic link names; or starts writing through to a device, a FIFO
+    /// or an open file of the process ([`writes_through`]).
     pub fn create(path: &Path) -> io::Result<Replacement> {
-        let path = link_target(path)?;
-        if is_special(&path) {
-            // Opened as a shell's `>` would (no truncation: a device or a
-            // FIFO has no length), never created.
-            let file = std::fs::OpenOptions::new().write(true).open(&path)?;
+        if writes_through(path) {
+            // Opened as a shell's `>` would, without truncating (a device or
+            // a FIFO has no length; an open file's owner chose its length),
+            // never created.
+            let file = std::fs::OpenOptions::new().write(true).open(path)?;
             return Ok(Replacement {
-                path,
+                path: path.to_owned(),
                 temp: None,
                 file: Some(BufWriter::new(file)),
             });
         }
+        let (path, _) = follow(path)?;
         let name = path
             .file_name()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
