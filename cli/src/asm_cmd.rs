@@ -7,7 +7,8 @@ use kmst::asm::disassemble;
 use kmst::check::check;
 
 use crate::common::{
-    CliError, Kind, assemble, params_file_of, print_out, read_input, read_source, write_file,
+    CliError, Kind, assemble, is_plain_output, is_std, params_file_of, print_out, read_input,
+    read_source, shown_output, write_file,
 };
 
 const ASM_AFTER_HELP: &str = "\
@@ -15,7 +16,10 @@ The `;@` directives are read as `kmst run` reads them, and a bad one is an
 error. A `;@ params` line goes to OUT's parameters file, OUT with its
 extension replaced by `.params.json` (`-o s.bin` writes `s.params.json`),
 which `kmst run`, `kmst profile` and `kmst compare` read beside the upload;
-a source without one removes an old parameters file there.
+a source without one removes an old parameters file there. `-o -` writes
+the upload to standard output, and OUT may be a device or a FIFO (written
+through); neither has a parameters file beside it (a note says so when the
+source has `;@ params`). A `-` INPUT is standard input.
 
 Exit status: 0 when the check accepts the upload, 1 when it rejects it (the
 file is written all the same; --allow-rejected: exit 0), 2 for a usage or
@@ -25,9 +29,9 @@ templates (nothing is written, unless --allow-rejected).";
 #[derive(clap::Args)]
 #[command(after_help = ASM_AFTER_HELP)]
 pub struct AsmArgs {
-    /// The `.kms` text to assemble.
+    /// The `.kms` text to assemble (`-`: standard input).
     input: PathBuf,
-    /// Where to write the upload bytes.
+    /// Where to write the upload bytes (`-`: standard output).
     #[arg(short, long)]
     output: PathBuf,
     /// Exit 0 when the check rejects the assembled upload, and write one of
@@ -43,9 +47,9 @@ pub struct AsmArgs {
 #[derive(clap::Args)]
 pub struct DisasmArgs {
     /// The upload bytes (with its `.params.json` beside it, if any, as a
-    /// `;@ params` line).
+    /// `;@ params` line; `-`: standard input, with none).
     input: PathBuf,
-    /// Where to write the text (standard output if not given).
+    /// Where to write the text (standard output if not given, or `-`).
     #[arg(short, long)]
     output: Option<PathBuf>,
 }
@@ -77,7 +81,7 @@ pub fn asm(args: AsmArgs) -> Result<ExitCode, CliError> {
         Err(e) => {
             eprintln!(
                 "kmst: note: the check rejects {}: reason {} at pc {}",
-                args.output.display(),
+                shown_output(&args.output),
                 e.reason,
                 e.pc
             );
@@ -116,11 +120,22 @@ fn refuse_over_limit(input: &std::path::Path, upload: &[u8]) -> Result<(), CliEr
 }
 
 /// Writes the source's `;@ params` beside the upload, or removes an old
-/// parameters file when it has none; says on standard error which.
+/// parameters file when it has none; says on standard error which. Beside
+/// standard output, a device or a FIFO, nothing is written or removed.
 fn write_params(
     output: &std::path::Path,
     params: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<(), CliError> {
+    if !is_plain_output(output) {
+        if !params.is_empty() {
+            eprintln!(
+                "kmst: note: the `;@ params` are not written: {} is not a file that can \
+                 have a parameters file beside it (`kmst run` takes them with --params)",
+                shown_output(output)
+            );
+        }
+        return Ok(());
+    }
     let path = params_file_of(output);
     if params.is_empty() {
         match std::fs::remove_file(&path) {
@@ -161,9 +176,10 @@ pub fn disasm(args: DisasmArgs) -> Result<ExitCode, CliError> {
         });
     }
     let mut text = disassemble(&bytes);
-    // The parameters `kmst asm` wrote beside the upload, back as a directive.
+    // The parameters `kmst asm` wrote beside the upload, back as a directive
+    // (standard input has none beside it).
     let params = params_file_of(&args.input);
-    if let Ok(json) = std::fs::read(&params) {
+    if let Some(json) = std::fs::read(&params).ok().filter(|_| !is_std(&args.input)) {
         let value = kmst_harness::answers::strict_json(&String::from_utf8_lossy(&json)).map_err(
             |message| CliError::Input {
                 path: params.clone(),

@@ -12,10 +12,11 @@ use crate::common::{CliError, load_upload, print_out};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The upload: a binary, or a `.kms` text assembled on the fly.
+    /// The upload: a binary, or a `.kms` text assembled on the fly (`-`:
+    /// standard input).
     input: PathBuf,
     /// The size of the region the kernel publishes (docs/spec.md; 1 MiB by default).
-    #[arg(long, default_value_t = 1 << 20, value_parser = crate::run_cmd::in_range::<0, { crate::run_cmd::U64 }>)]
+    #[arg(long, default_value_t = 1 << 20, allow_negative_numbers = true, value_parser = crate::run_cmd::in_range::<0, { crate::run_cmd::U64 }>)]
     region_size: u64,
     /// Print one JSON object instead of a sentence: `{"check": null}` or
     /// `{"check": {"reason": R, "pc": P}, "req": Q}` (Q by S3 for `check`: the header's

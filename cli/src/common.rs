@@ -1,10 +1,12 @@
 //! What every subcommand shares: its error type, knowing an input file by
 //! its content, reading streams with their parameters, replacing output
-//! files whole, and writing standard output.
+//! files whole, and writing standard output. A file named `-` is standard
+//! input where a command reads one and standard output where it writes one.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use kmst_harness::answers::{Source, SourceError};
 use kmst_reference::Params;
@@ -47,46 +49,86 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::Io { path, err } => write!(f, "{}: {err}", path.display()),
+            CliError::Io { path, err } => write!(f, "{}: {err}", shown(path)),
             CliError::Write { path, err } => {
                 write!(f, "cannot write the output {}: {err}", path.display())
             }
             CliError::Usage(message) => write!(f, "{message}"),
             CliError::Input { path, message } | CliError::Verdict { path, message } => {
-                write!(f, "{}: {message}", path.display())
+                write!(f, "{}: {message}", shown(path))
             }
             CliError::WrongKind { path, kind, hint } => {
-                write!(f, "{} is {}: {hint}", path.display(), kind.describe())
+                write!(f, "{} is {}: {hint}", shown(path), kind.describe())
             }
             CliError::Stdout(err) => write!(f, "writing standard output: {err}"),
         }
     }
 }
 
+/// `-`: standard input as an input file, standard output as an output.
+pub fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// A file's name in a message: `standard input` for `-`.
+pub fn shown(path: &Path) -> std::borrow::Cow<'_, str> {
+    if is_std(path) {
+        "standard input".into()
+    } else {
+        path.to_string_lossy()
+    }
+}
+
+/// An output file's name in a message: `standard output` for `-`.
+pub fn shown_output(path: &Path) -> std::borrow::Cow<'_, str> {
+    if is_std(path) {
+        "standard output".into()
+    } else {
+        path.to_string_lossy()
+    }
+}
+
+/// A file's stem, the name of what it holds (a stream, a workload):
+/// `stdin` for `-`.
+pub fn stem(path: &Path) -> String {
+    if is_std(path) {
+        return "stdin".into();
+    }
+    path.file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+}
+
+/// The UTF-8 byte-order mark some editors put first in a text file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// What an input file holds, known by its content (never by its name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// Upload bytes: the format's magic first (docs/spec.md), or any data
-    /// that is not text (an upload with a damaged header; the check says why).
+    /// Upload bytes: the format's magic first (docs/spec.md), or an upload
+    /// cut inside it (1 to 3 bytes that begin the magic), or any data that
+    /// is not text (an upload with a damaged header; the check says why).
     Upload,
-    /// A JSON object: a kernel scenario (S36), or another JSON file.
+    /// JSON: an object (a kernel scenario, S36, parameters, a saved
+    /// answer) or an array.
     Json,
-    /// `.kms` assembly text (docs/asm.md).
+    /// `.kms` assembly text (docs/asm.md), with or without a UTF-8
+    /// byte-order mark.
     Source,
 }
 
 impl Kind {
-    /// Knows `bytes` by their content: the upload magic, then a JSON object
-    /// (`{` first, after white space), then UTF-8 text without NUL bytes
-    /// (assembly); anything else, the empty file too, is upload bytes (an
-    /// empty upload is the check's reason 1).
+    /// Knows `bytes` by their content: the upload magic or a part of its
+    /// beginning, then JSON (`{` or `[` first, after a byte-order mark and
+    /// white space), then UTF-8 text without NUL bytes (assembly); anything
+    /// else, the empty file too, is upload bytes (an empty or cut upload is
+    /// the check's reason 1).
     pub fn of(bytes: &[u8]) -> Kind {
         let magic = kmst::format::MAGIC.to_le_bytes();
-        if bytes.starts_with(&magic) {
+        if bytes.starts_with(&magic) || (!bytes.is_empty() && magic.starts_with(bytes)) {
             return Kind::Upload;
         }
-        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
+        if let Some(b'{' | b'[') = text.iter().find(|b| !b.is_ascii_whitespace()) {
             return Kind::Json;
         }
         if !bytes.is_empty() && !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok() {
@@ -108,12 +150,27 @@ impl Kind {
 pub const JSON_HINT: &str = "a kernel scenario runs with `kmst scenario` (or `kmst profile`, `kmst compare`); \
      parameters go to --params";
 
-/// Reads a file, naming it in the error.
+/// Standard input, once read: a command may look at its input twice (its
+/// kind, then its contents), and standard input can be read only once.
+static STDIN: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+
+/// Reads a file (`-`: standard input, to its end), naming it in the error.
 pub fn read_file(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|err| CliError::Io {
+    let io = |err| CliError::Io {
         path: path.to_owned(),
         err,
-    })
+    };
+    if !is_std(path) {
+        return std::fs::read(path).map_err(io);
+    }
+    let mut stdin = STDIN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(bytes) = &*stdin {
+        return Ok(bytes.clone());
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(io)?;
+    *stdin = Some(bytes.clone());
+    Ok(bytes)
 }
 
 /// Reads an input file and knows it by its content.
@@ -123,21 +180,50 @@ pub fn read_input(path: &Path) -> Result<(Vec<u8>, Kind), CliError> {
     Ok((bytes, kind))
 }
 
-/// Replaces a file whole (a temporary file beside it, renamed into place),
-/// naming it in the error; on any error the old file is left as it was.
+/// Writes an output file, naming it in the error: `-` is standard output;
+/// a regular file is replaced whole (a temporary file beside it, renamed
+/// into place; through a symbolic link, the file it names), so that on any
+/// error the old file is left as it was; a device or a FIFO is written
+/// through (`kmst_harness::corpus::replace`).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    if is_std(path) {
+        return write_out(bytes);
+    }
     kmst_harness::corpus::replace::replace_file(path, bytes).map_err(|err| CliError::Write {
         path: path.to_owned(),
         err,
     })
 }
 
+/// True when an output path is a regular file (or will be one), which can
+/// have a file beside it (`asm`'s `X.params.json`): not `-`, a device or a
+/// FIFO.
+pub fn is_plain_output(path: &Path) -> bool {
+    !is_std(path) && !kmst_harness::corpus::replace::writes_through(path)
+}
+
+/// Refuses `-` for an output flag of a command whose report goes to
+/// standard output: the two would be mixed.
+pub fn refuse_std_output(flag: &str, path: Option<&PathBuf>) -> Result<(), CliError> {
+    match path {
+        Some(p) if is_std(p) => Err(CliError::Usage(format!(
+            "{flag} -: standard output carries the command's report; name a file"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `text` to standard output and flushes it. A closed pipe
 /// (`kmst ... | head`) is not an error; any other failure (`>/dev/full`) is.
 pub fn print_out(text: &str) -> Result<(), CliError> {
+    write_out(text.as_bytes())
+}
+
+/// [`print_out`] for bytes.
+pub fn write_out(bytes: &[u8]) -> Result<(), CliError> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::Stdout(e)),
         _ => Ok(()),
     }
@@ -173,6 +259,13 @@ pub fn load_stream(path: &Path) -> Result<Stream, CliError> {
             kind,
             hint: JSON_HINT,
         }),
+        // Standard input has no file beside it.
+        Kind::Upload if is_std(path) => Ok(Stream {
+            upload: bytes,
+            params: Params::default(),
+            params_file: None,
+            notes: String::new(),
+        }),
         Kind::Upload => {
             let file = params_file_of(path);
             let (params, params_file) = match std::fs::read(&file) {
@@ -205,16 +298,17 @@ pub fn load_stream(path: &Path) -> Result<Stream, CliError> {
 }
 
 /// A `.kms` source with its directives read and checked: the one reader of
-/// `;@` lines every command uses (its `;@ params` valid by S24, S25).
-pub fn read_source(path: &Path, bytes: Vec<u8>) -> Result<Source, CliError> {
+/// `;@` lines every command uses (its `;@ params` valid by S24, S25). A
+/// UTF-8 byte-order mark first is not part of the text.
+pub fn read_source(path: &Path, mut bytes: Vec<u8>) -> Result<Source, CliError> {
+    if bytes.starts_with(BOM) {
+        bytes.drain(..BOM.len());
+    }
     let text = String::from_utf8(bytes).map_err(|_| CliError::Input {
         path: path.to_owned(),
         message: "not UTF-8 text".into(),
     })?;
-    let name = path
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let source = Source::parse(&name, &text).map_err(|e| source_error(path, e))?;
+    let source = Source::parse(&stem(path), &text).map_err(|e| source_error(path, e))?;
     source.params().map_err(|e| source_error(path, e))?;
     Ok(source)
 }
@@ -259,6 +353,7 @@ pub fn read_params_file(path: &Path, text: &[u8], base: Params) -> Result<Params
         message,
     };
     let text = std::str::from_utf8(text).map_err(|_| input("not UTF-8 text".into()))?;
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let value = kmst_harness::answers::strict_json(text).map_err(input)?;
     // A saved answer carries its params under `params`.
     let object = value.get("params").unwrap_or(&value);
@@ -288,9 +383,21 @@ pub fn read_scenario(path: &Path) -> Result<kmst_reference::Scenario, CliError> 
         });
     }
     let text = String::from_utf8(bytes).map_err(|_| input("not UTF-8 text".into()))?;
-    let scenario = kmst::scenario::from_json(&text, path).map_err(|e| input(e.to_string()))?;
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    // Its uploads as the library reads them, a `.kms` one without a
+    // byte-order mark (as read_source); a scenario on standard input names
+    // them from the working folder.
+    let mut read = |p: &Path| {
+        let mut bytes = std::fs::read(p).map_err(|e| format!("cannot be read: {e}"))?;
+        if p.extension().is_some_and(|e| e == "kms") && bytes.starts_with(BOM) {
+            bytes.drain(..BOM.len());
+        }
+        Ok(bytes)
+    };
+    let scenario =
+        kmst::scenario::from_json_with(text, path, &mut read).map_err(|e| input(e.to_string()))?;
     // What the loader lets pass: a key given twice, an integer past 64 bits.
-    kmst_harness::answers::strict_json(&text).map_err(|e| input(format!("scenario: {e}")))?;
+    kmst_harness::answers::strict_json(text).map_err(|e| input(format!("scenario: {e}")))?;
     Ok(scenario)
 }
 
@@ -300,7 +407,7 @@ pub fn read_scenario(path: &Path) -> Result<kmst_reference::Scenario, CliError> 
 pub struct JobsArgs {
     /// How many runs at once (default: one per core; 1 runs them one after
     /// another). The output is the same, in the same order, whatever N.
-    #[arg(long, short = 'j', value_parser = crate::run_cmd::in_range::<1, 1024>)]
+    #[arg(long, short = 'j', allow_negative_numbers = true, value_parser = crate::run_cmd::in_range::<1, 1024>)]
     pub jobs: Option<u64>,
 }
 

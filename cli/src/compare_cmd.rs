@@ -19,12 +19,13 @@ use kmst_harness::compare::{
 };
 
 use crate::common::{CliError, Kind, load_stream, print_out, read_input, write_file};
+use crate::run_cmd::{U32, U64, in_range};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Workloads: `.kms` sources (with `;@ params` directives), uploads
     /// (with their `.params.json`) or kernel scenarios (JSON), known by
-    /// their content; default: the bundled set.
+    /// their content (`-`: standard input); default: the bundled set.
     pub files: Vec<PathBuf>,
     /// A few seconds in all: fewer, shorter samples (CI); with --counters,
     /// 1 counted run.
@@ -34,9 +35,9 @@ pub struct Args {
     /// --counters, 10 counted runs.
     #[arg(long)]
     pub full: bool,
-    /// Samples per variant and workload (overrides the preset).
-    #[arg(long)]
-    pub samples: Option<usize>,
+    /// Samples per variant and workload (overrides the preset), 1..=4294967295.
+    #[arg(long, allow_negative_numbers = true, value_parser = in_range::<1, U32>)]
+    pub samples: Option<u64>,
     /// Count instead of timing: per micro-op, the instructions, conditional
     /// branches and their mispredictions, and indirect branches and theirs,
     /// from valgrind's callgrind with its branch simulator (needs valgrind).
@@ -49,7 +50,7 @@ pub struct Args {
     pub counters: bool,
     /// With --counters: the runs counted per variant and workload
     /// (overrides the preset).
-    #[arg(long, requires = "counters", value_name = "N")]
+    #[arg(long, requires = "counters", value_name = "N", allow_negative_numbers = true, value_parser = in_range::<1, U64>)]
     pub runs: Option<u64>,
     /// Only these variants, comma-separated (the reference model always runs
     /// for the agreement check; it is timed or counted only when listed).
@@ -62,7 +63,8 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Also draw the speed-ups over --baseline as an SVG bar chart into this
-    /// file (workloads in panels by the size of their speed-ups).
+    /// file (workloads in panels by the size of their speed-ups; a device or
+    /// a FIFO is written through).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// The variant the table's and the chart's speed-ups are over: a
@@ -81,10 +83,7 @@ fn settings(args: &Args) -> Result<Settings, CliError> {
         Settings::DEFAULT
     };
     if let Some(n) = args.samples {
-        if n == 0 {
-            return Err(CliError::Usage("--samples must be at least 1".into()));
-        }
-        s.samples = n;
+        s.samples = n as usize; // in_range: 1..=u32::MAX
     }
     Ok(s)
 }
@@ -98,10 +97,7 @@ fn counter_settings(args: &Args) -> Result<CounterSettings, CliError> {
         CounterSettings::DEFAULT
     };
     if let Some(n) = args.runs {
-        if n == 0 {
-            return Err(CliError::Usage("--runs must be at least 1".into()));
-        }
-        s.runs = n;
+        s.runs = n; // in_range: at least 1
     }
     Ok(s)
 }
@@ -151,10 +147,8 @@ fn baseline(args: &Args, timed: &[Implementation]) -> Result<Implementation, Cli
 /// or an upload (with its `.params.json`, when it has one). An upload the
 /// check rejects is a verdict (exit 1): there is nothing to time.
 fn file_workload(path: &Path) -> Result<Workload, CliError> {
-    let name = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("workload");
+    let name = crate::common::stem(path);
+    let name = if name.is_empty() { "workload" } else { &name };
     if read_input(path)?.1 == Kind::Json {
         let scenario = crate::common::read_scenario(path)?;
         return Ok(Workload::from_scenario(name, "a kernel scenario", scenario));
@@ -210,6 +204,7 @@ fn workloads(args: &Args) -> Result<Vec<Workload>, CliError> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    crate::common::refuse_std_output("--plot", args.plot.as_ref())?;
     if args.counters {
         return run_counters(args);
     }
@@ -250,6 +245,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 /// process (`kmst counters-child`) under callgrind.
 fn run_counters(args: Args) -> Result<ExitCode, CliError> {
     let settings = counter_settings(&args)?;
+    if args.files.iter().any(|f| crate::common::is_std(f)) {
+        return Err(CliError::Usage(
+            "--counters reads each FILE again in its child processes, and standard input \
+             (`-`) can be read once; save it to a file"
+                .into(),
+        ));
+    }
     let variants = variants(&args)?;
     let workloads = workloads(&args)?;
     let Some(valgrind) = compare::find_valgrind() else {

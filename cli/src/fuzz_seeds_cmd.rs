@@ -23,6 +23,7 @@ pub struct Args {
 }
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
+    crate::common::refuse_std_output("--dict", Some(&args.dict))?;
     let seeds = all_seeds(&args.corpus).map_err(|e| CliError::Usage(e.to_string()))?;
     // Each seed replaces its file whole (common::write_file).
     for s in &seeds {

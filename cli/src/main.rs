@@ -21,9 +21,12 @@ use clap::{Parser, Subcommand};
 /// What every exit status means, for every subcommand.
 const EXIT_CODES: &str = "\
 Inputs are known by their content, whatever their names: an upload begins
-with the format's magic (other binary data is an upload with a bad header),
-a kernel scenario is JSON, anything else is `.kms` text. A file of the
-wrong kind for a command is an error that names the command that takes it.
+with the format's magic (other binary data, or the magic cut short, is an
+upload with a bad header), JSON begins with `{` or `[`, anything else is
+`.kms` text. A file of the wrong kind for a command is an error that names
+the command that takes it. An input FILE `-` is standard input; `-o -` is
+standard output. An output that is a device or a FIFO is written through;
+a regular one is replaced whole.
 
 Exit status:
   0  success: the command did its work and the check, where it ran,
@@ -112,9 +115,17 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => {
-            // --help and --version: clap prints them whole, exit 0.
-            let _ = err.print();
-            return ExitCode::SUCCESS;
+            // --help and --version: clap prints them whole, exit 0; a write
+            // error on standard output is an I/O error (exit 2), a closed
+            // pipe is not (common::print_out).
+            use std::io::Write;
+            return match err.print().and_then(|()| std::io::stdout().flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("kmst: {}", common::CliError::Stdout(e));
+                    ExitCode::from(2)
+                }
+                _ => ExitCode::SUCCESS,
+            };
         }
         Err(err)
             if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>

@@ -20,7 +20,8 @@ use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The upload to profile (`.kms` is assembled), or a scenario (`.json`);
+    /// The upload to profile (`.kms` is assembled), or a scenario (`.json`;
+    /// `-`: standard input);
     /// several run at once (--jobs) and print in the order given, each under
     /// a `== FILE` line (with --json: an array of `{"file": FILE, "profile":
     /// ...}`); with --pairs, any number of them (none: the corpus and the
@@ -35,7 +36,7 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["sweep", "trace", "budget"])]
     pub pairs: bool,
     /// With --pairs: how many pairs and triples to list (at least 1).
-    #[arg(long, default_value_t = 10, requires = "pairs", value_parser = in_range::<1, { u32::MAX as u64 }>)]
+    #[arg(long, default_value_t = 10, requires = "pairs", allow_negative_numbers = true, value_parser = in_range::<1, U32>)]
     pub top: u64,
     #[command(flatten)]
     pub params: ParamsArgs,
@@ -48,17 +49,17 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["sweep", "turn_budget"], allow_hyphen_values = true, value_parser = in_range::<1, U32>)]
     pub budget: Option<u64>,
     /// Run once per turn budget and tabulate: N,N,... (each 1..=4294967295).
-    #[arg(long, value_delimiter = ',', num_args = 1, value_parser = in_range::<1, U32>)]
+    #[arg(long, value_delimiter = ',', num_args = 1, allow_negative_numbers = true, value_parser = in_range::<1, U32>)]
     pub sweep: Option<Vec<u64>>,
     /// Write a Chrome trace-event / Perfetto JSON file (1 pass = 1 us), as
-    /// the run goes.
+    /// the run goes (a device or a FIFO is written through).
     #[arg(long, conflicts_with = "sweep")]
     pub trace: Option<PathBuf>,
     /// The largest trace to write: bytes, or with a K, M or G suffix (KiB,
     /// MiB, GiB). A trace that reaches it ends there, still valid JSON, with
     /// a note on standard error. 64 MiB opens in a few seconds in Perfetto's
     /// UI; a stream that spins fills it in well under a second.
-    #[arg(long, default_value = "64M", value_parser = parse_size, requires = "trace")]
+    #[arg(long, default_value = "64M", allow_negative_numbers = true, value_parser = parse_size, requires = "trace")]
     pub trace_limit: u64,
     /// Print JSON instead of tables.
     #[arg(long)]
@@ -179,6 +180,7 @@ fn json_of<T: serde::Serialize>(v: &T) -> serde_json::Value {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    crate::common::refuse_std_output("--trace", args.trace.as_ref())?;
     if args.pairs {
         return run_pairs(&args);
     }

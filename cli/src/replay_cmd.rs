@@ -15,7 +15,8 @@ use kmst_harness::fuzzing::targets::decode_input;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The saved input (a libFuzzer artifact, a seed, a regression file).
+    /// The saved input (a libFuzzer artifact, a seed, a regression file; `-`:
+    /// standard input, with --target).
     artifact: PathBuf,
     /// The fuzz target: check, sim_raw, sim_structured, builder, scenario or sim_edges. By default
     /// the first directory of the artifact's path named like a target
@@ -45,7 +46,10 @@ fn keep(args: &Args, target: Target, data: &[u8]) -> Result<(), CliError> {
     let name = args
         .artifact
         .file_name()
-        .ok_or_else(|| CliError::Usage("the artifact path has no file name".into()))?;
+        .filter(|_| !crate::common::is_std(&args.artifact))
+        .ok_or_else(|| {
+            CliError::Usage("--keep names the kept file after the artifact's; give a file".into())
+        })?;
     let path = dir.join(name);
     match std::fs::read(&path) {
         Ok(old) if old == data => {}

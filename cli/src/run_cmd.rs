@@ -19,7 +19,7 @@ use crate::common::{CliError, print_out, read_file};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The upload to run.
+    /// The upload or `.kms` source to run (`-`: standard input).
     pub file: PathBuf,
     #[command(flatten)]
     pub params: ParamsArgs,
@@ -31,9 +31,10 @@ pub struct Args {
     /// Print the S24 JSON object instead of a summary.
     #[arg(long)]
     pub json: bool,
-    /// Also count the passes the kernel simulated (S16's `passes` counts to
-    /// the last event), through the observer hooks: a slower run than the
-    /// library's `simulate`, which `kmst run` otherwise is.
+    /// Print the passes the kernel simulated beside S16's `passes` (which
+    /// counts to the last event) on every run, not only on a run with no
+    /// event. A fast variant counts them as it runs; with `--dispatch
+    /// reference` the fast kernel runs the stream a second time to count them.
     #[arg(long)]
     pub count_passes: bool,
 }
@@ -71,7 +72,8 @@ pub struct ParamsArgs {
     /// Micro-ops per stream turn, 1..=4294967295.
     #[arg(long, allow_hyphen_values = true, value_parser = in_range::<1, U32>)]
     pub turn_budget: Option<u64>,
-    /// Parameters from a JSON file: a params object or a saved answer (its `params`).
+    /// Parameters from a JSON file: a params object or a saved answer (its
+    /// `params`; `-`: standard input).
     #[arg(long)]
     pub params: Option<PathBuf>,
 }
@@ -82,29 +84,43 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let params = build_params_on(stream.params, &args.params)?;
     let upload = stream.upload;
     let what = format!("kmst run {}", args.file.display());
-    let (answer, simulated) = if args.count_passes {
-        // The passes simulated, counted by the fast kernel's observer hooks
-        // (also for the reference model, which gives the same answer but
-        // has no hooks): a second, slower path than the library's.
-        let passes = AtomicU64::new(0);
-        let counted = |d| simulate_observed(&upload, &params, d, &mut PassCounter(&passes));
-        let answer =
-            progress::while_running(&what, Some(&passes), params.max_passes, || match dispatch {
-                Implementation::Fast(d) => counted(d),
-                Implementation::Reference => {
-                    let answer = dispatch.simulate(&upload, &params);
-                    counted(Dispatch::Tail);
-                    answer
-                }
-            });
-        (answer, Some(passes.load(Ordering::Relaxed)))
-    } else {
-        // What the library runs: `kmst::exec::simulate`, no observer.
-        let answer = progress::while_running(&what, None, params.max_passes, || {
-            dispatch.simulate(&upload, &params)
-        });
-        (answer, None)
+    // The passes simulated, counted by the fast kernel's hooks of pass ends:
+    // in a pipe or a file as the library runs (its spans of quick passes
+    // whole), on a terminal pass by pass for the progress line (PassCounter).
+    let passes = AtomicU64::new(0);
+    let counted = |d| {
+        if progress::shown() {
+            simulate_observed(&upload, &params, d, &mut PassCounter::<true>(&passes))
+        } else {
+            simulate_observed(&upload, &params, d, &mut PassCounter::<false>(&passes))
+        }
     };
+    let (answer, simulated) = match dispatch {
+        Implementation::Fast(d) => {
+            let answer =
+                progress::while_running(&what, Some(&passes), params.max_passes, || counted(d));
+            (answer, Some(passes.load(Ordering::Relaxed)))
+        }
+        // The reference model has no hooks; it gives the same answer, so
+        // the fast kernel, run after it, counts its passes.
+        Implementation::Reference if args.count_passes => {
+            let answer = progress::while_running(&what, Some(&passes), params.max_passes, || {
+                let answer = dispatch.simulate(&upload, &params);
+                counted(Dispatch::Tail);
+                answer
+            });
+            (answer, Some(passes.load(Ordering::Relaxed)))
+        }
+        Implementation::Reference => {
+            let answer = progress::while_running(&what, None, params.max_passes, || {
+                dispatch.simulate(&upload, &params)
+            });
+            (answer, None)
+        }
+    };
+    // The count is printed with --count-passes, or where S16's alone would
+    // mislead: a run with no event (its `passes` is 0 however long it ran).
+    let simulated = simulated.filter(|_| args.count_passes || answer.events.is_empty());
     if args.json {
         let value = answer
             .to_json_value()
@@ -188,8 +204,10 @@ pub const U32: u64 = u32::MAX as u64;
 
 /// An integer flag in `LO..=HI` (its range by S25); the error states the range.
 pub fn in_range<const LO: u64, const HI: u64>(text: &str) -> Result<u64, String> {
-    match text.trim().parse::<u128>() {
-        Ok(v) if (u128::from(LO)..=u128::from(HI)).contains(&v) => Ok(v as u64),
+    // Negative numbers are read too (the flags allow values that begin
+    // with `-`), to be refused with the range.
+    match text.trim().parse::<i128>() {
+        Ok(v) if (i128::from(LO)..=i128::from(HI)).contains(&v) => Ok(v as u64),
         Ok(_) => Err(format!("{text} is not in {LO}..={HI}")),
         Err(_) => Err(format!("expected an integer in {LO}..={HI}")),
     }
@@ -289,20 +307,25 @@ fn summary(r: &SimResult, upload: &[u8], simulated: Option<u64>) -> String {
         Status::Stuck => "stuck",
     };
     let _ = writeln!(s, "status:   {status}");
-    // S16's `passes` counts to the last event; with --count-passes, how
+    // S16's `passes` counts to the last event; with --count-passes, or
+    // when no event happened (S16's 0 then says nothing of the run), how
     // many ran too.
-    let _ = match simulated {
-        Some(n) => writeln!(
+    let s16 = format!(
+        "passes:   {} (S16: the last event's pass + 1",
+        group(r.passes)
+    );
+    let _ = match (simulated, r.events.is_empty()) {
+        (Some(n), true) => writeln!(
             s,
-            "passes:   {} (S16: the last event's pass + 1; {} simulated)",
-            group(r.passes),
-            group(n)
+            "{s16}; no event happened in the {} simulated)",
+            progress::count(n, "pass", "passes")
         ),
-        None => writeln!(
+        (None, true) => writeln!(
             s,
-            "passes:   {} (S16: the last event's pass + 1)",
-            group(r.passes)
+            "{s16}; no event happened; --count-passes counts the passes simulated)"
         ),
+        (Some(n), false) => writeln!(s, "{s16}; {} simulated)", group(n)),
+        (None, false) => writeln!(s, "{s16})"),
     };
     let _ = writeln!(s, "commands: {}", group(r.commands.len() as u64));
     let _ = writeln!(s, "events:   {}", group(r.events.len() as u64));
@@ -356,7 +379,11 @@ mod tests {
         );
         assert_eq!(
             in_range::<0, U32>("-1").unwrap_err(),
-            "expected an integer in 0..=4294967295"
+            "-1 is not in 0..=4294967295"
+        );
+        assert_eq!(
+            in_range::<1, U32>("x").unwrap_err(),
+            "expected an integer in 1..=4294967295"
         );
         assert_eq!(in_range::<1, U64>("18446744073709551615"), Ok(u64::MAX));
         assert!(in_range::<1, U64>("18446744073709551616").is_err());

@@ -38,7 +38,8 @@ in one line naming the entry and the field; nothing runs then.";
 #[derive(clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The scenario files (JSON, S36); several run at once (--jobs) and
+    /// The scenario files (JSON, S36; `-`: standard input, its upload files
+    /// relative to the working folder); several run at once (--jobs) and
     /// print in the order given, each under a `== FILE` line (with --json:
     /// an array of `{"file": FILE, "answer": ...}`).
     #[arg(required = true)]

@@ -310,3 +310,44 @@ fn corpus_check_away_from_the_root_says_where_to_run_it() {
         "relative to the workspace root: run there, or give --dir",
     );
 }
+
+#[test]
+fn help_and_version_to_a_full_stdout_are_write_errors() {
+    // The README: exit 2 for a write error on standard output.
+    for args in [vec!["--help"], vec!["--version"], vec!["run", "--help"]] {
+        let (code, err) = kmst_to_full(&args);
+        assert_one_line_error(&args.join(" "), code, &err, "No space left on device");
+    }
+}
+
+#[test]
+fn a_negative_count_is_refused_with_its_range() {
+    let jobs = workspace_file("corpus/streams/jobs_1000.kms");
+    // Counts of at least 1 (--top: 0 would list nothing; --samples,
+    // --jobs: none would measure or run nothing), stated as such, not
+    // clap's tip to pass `-- -1` (which would make -1 a file name).
+    for (args, range) in [
+        (
+            vec!["profile", "--pairs", &jobs, "--top", "-1"],
+            "-1 is not in 1..=4294967295",
+        ),
+        (
+            vec!["compare", &jobs, "--samples", "-1"],
+            "-1 is not in 1..=4294967295",
+        ),
+        (
+            vec!["corpus", "check", "--jobs", "-2"],
+            "-2 is not in 1..=1024",
+        ),
+        (
+            vec!["check", &jobs, "--region-size", "-5"],
+            "-5 is not in 0..=18446744073709551615",
+        ),
+    ] {
+        let what = args.join(" ");
+        let (code, out, err) = kmst(&args);
+        assert_one_line_error(&what, code, &err, range);
+        assert!(!err.contains("'-- -1'"), "{what}: {err}");
+        assert_eq!(out, "", "{what}");
+    }
+}

@@ -1,9 +1,10 @@
 //! Inputs are known by their content, not their names; one exit code per
 //! verdict; `;@` directives read the same way by every command and carried
-//! by `asm` beside the upload; the format's micro-op limit.
+//! by `asm` beside the upload; the format's micro-op limit; `-` is standard
+//! input.
 
 mod common;
-use common::{fresh_dir, kmst, workspace_file};
+use common::{fresh_dir, kmst, kmst_fed, workspace_file};
 
 use std::path::Path;
 
@@ -292,4 +293,130 @@ fn more_micro_ops_than_the_format_holds_are_refused() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("reason 1"), "{err}");
     assert_eq!(std::fs::metadata(&bin).unwrap().len(), 1_048_640);
+}
+
+/// A HALT alone: STREAM_END in pass 0, so passes 1 (S16); its upload is the
+/// 64-byte header (magic `TSMK` first) and 16 · (1 + 1) = 32 bytes of
+/// micro-ops padded to 64 (S2): 128 bytes.
+const HALT: &str = ".stream max_steps=10 seed=1\nhalt r0\n";
+
+#[test]
+fn json_is_known_by_its_first_character_a_cut_magic_is_an_upload() {
+    let dir = fresh_dir("inputs-misread", "");
+    // A JSON array, as a JSON object: the commands that take an upload or a
+    // source name the one that takes JSON.
+    for (name, text) in [("arr", "[1,2,3]"), ("spaced", " \n\t[\n1]"), ("obj", "{}")] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        for cmd in ["run", "check"] {
+            refused(&[cmd, s(&path)], &["is JSON", "kmst scenario"]);
+        }
+    }
+    // An upload cut inside its magic (`TSMK`) is an upload with a bad
+    // header: the check's reason 1 (docs/spec.md), exit 1.
+    for cut in ["T", "TS", "TSM"] {
+        let path = dir.join(format!("cut{}", cut.len()));
+        std::fs::write(&path, cut).unwrap();
+        let (code, out, err) = kmst(&["check", s(&path)]);
+        assert_eq!(code, 1, "{cut}: {out}{err}");
+        assert!(out.contains("rejected: reason 1 "), "{cut}: {out}");
+        let (code, out, err) = kmst(&["run", s(&path)]);
+        assert_eq!(code, 1, "{cut}: {err}");
+        assert!(
+            out.contains("check:    reason 1 (bad header"),
+            "{cut}: {out}"
+        );
+    }
+}
+
+#[test]
+fn a_byte_order_mark_before_a_source_is_not_part_of_it() {
+    let dir = fresh_dir("inputs-bom", "");
+    let kms = dir.join("bom.kms");
+    std::fs::write(&kms, format!("\u{FEFF}{HALT}")).unwrap();
+    let (code, out, err) = kmst(&["run", s(&kms)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("status:   ended"), "{out}");
+    assert!(out.contains("passes:   1 (S16"), "{out}");
+    let bin = dir.join("bom.bin");
+    let (code, _, err) = kmst(&["asm", s(&kms), "-o", s(&bin)]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&bin).unwrap();
+    assert_eq!((bytes.len(), &bytes[..4]), (128, &b"TSMK"[..]));
+    // A scenario's `.kms` upload, and the scenario itself, with one.
+    std::fs::write(
+        dir.join("sc.json"),
+        "\u{FEFF}{\"params\": {}, \"uploads\": [{\"offset\": 0, \"file\": \"bom.kms\"}], \
+         \"host\": [{\"pass\": 0, \"run\": {\"offset\": 0}}]}",
+    )
+    .unwrap();
+    let (code, out, err) = kmst(&["scenario", s(&dir.join("sc.json"))]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(" ended "), "{out}");
+}
+
+#[test]
+fn dash_is_standard_input_for_every_command_that_reads_a_file() {
+    let dir = fresh_dir("inputs-stdin", "");
+    let upload = std::fs::read(workspace_file("corpus/streams/jobs_1000.bin")).unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    // run, profile and check of a source.
+    let (code, out, err) = kmst_fed(&dir, &["run", "-"], HALT.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert!(text(out).contains("passes:   1 (S16"), "{err}");
+    let (code, out, err) = kmst_fed(&dir, &["profile", "-"], HALT.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert!(text(out).contains("ended"), "{err}");
+    let (code, out, err) = kmst_fed(&dir, &["check", "-"], &upload);
+    assert_eq!((code, text(out)), (0, "-: accepted\n".into()), "{err}");
+    // asm from standard input to standard output, and back.
+    let (code, bin, err) = kmst_fed(&dir, &["asm", "-", "-o", "-"], HALT.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!((bin.len(), &bin[..4]), (128, &b"TSMK"[..]));
+    let (code, out, err) = kmst_fed(&dir, &["disasm", "-"], &bin);
+    assert_eq!(code, 0, "{err}");
+    assert!(text(out).contains("halt r0"), "{err}");
+    // Parameters: delay 3 has no effect on a HALT alone; a bad key is named.
+    let kms = dir.join("halt.kms");
+    std::fs::write(&kms, HALT).unwrap();
+    let (code, out, err) = kmst_fed(
+        &dir,
+        &["run", "halt.kms", "--params", "-", "--json"],
+        b"{\"delay\": 3}",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(passes(&text(out)), 1);
+    // A scenario names its uploads from the working folder.
+    let examples = std::path::PathBuf::from(workspace_file("corpus/scenario-examples"));
+    let json = std::fs::read(examples.join("two_streams.json")).unwrap();
+    let (code, out, err) = kmst_fed(&examples, &["scenario", "-"], &json);
+    assert_eq!(code, 0, "{err}");
+    assert!(text(out).contains("streams: 2"), "{err}");
+    // compare times it; replay runs it through a target's comparison.
+    let (code, _, err) = kmst_fed(
+        &dir,
+        &[
+            "compare",
+            "--quick",
+            "--samples",
+            "1",
+            "--variants",
+            "tail",
+            "-",
+        ],
+        HALT.as_bytes(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = kmst_fed(&dir, &["replay", "-", "--target", "check"], &upload);
+    assert_eq!(code, 0, "{err}");
+    // Errors name it; --counters, which reads each file again, refuses it.
+    let (code, _, err) = kmst_fed(&dir, &["run", "-"], b"bogus r0\n");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("kmst: standard input: "), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = kmst_fed(&dir, &["compare", "--counters", "-"], HALT.as_bytes());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("standard input"), "{err}");
+    // Nothing was written in the folder.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
 }

@@ -100,30 +100,49 @@ fn forever_file(params: &str) -> PathBuf {
 #[test]
 fn the_summary_says_how_many_passes_ran() {
     // Stuck in passes 0..=1199 (max_passes 1200 by directive, S16): no event,
-    // so S16's `passes` is 0, and 1,200 passes were simulated.
+    // so S16's `passes` is 0, and 1,200 passes were simulated; the line
+    // says both, with or without --count-passes.
     let file = forever_file(";@ params {\"max_passes\": 1200}\n");
     let file = file.to_str().unwrap();
-    let (code, out, err) = kmst(&["run", file, "--count-passes"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("status:   stuck"), "{out}");
-    assert!(
-        out.contains("passes:   0 (S16: the last event's pass + 1; 1,200 simulated)"),
-        "{out}"
-    );
-    // The reference model says the same.
+    let line = "passes:   0 (S16: the last event's pass + 1; no event happened in the \
+                1,200 passes simulated)\n";
+    for turn_budget in ["64", "1"] {
+        let (code, out, err) = kmst(&["run", file, "--turn-budget", turn_budget]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("status:   stuck"), "{out}");
+        assert!(out.contains(line), "--turn-budget {turn_budget}: {out}");
+        // Piped, stderr shows no progress line.
+        assert_eq!(err, "");
+        let (_, counted, _) = kmst(&["run", file, "--turn-budget", turn_budget, "--count-passes"]);
+        assert_eq!(counted, out);
+    }
+    // The reference model has no hooks: it counts them with --count-passes
+    // (the fast kernel runs the stream again), else the line says how.
     let (_, reference, _) = kmst(&["run", file, "--dispatch", "reference", "--count-passes"]);
-    assert_eq!(reference, out);
-    // Without --count-passes the run is the library's own, with no hooks,
-    // and only S16's count is known.
-    let (code, plain, _) = kmst(&["run", file]);
+    assert!(reference.contains(line), "{reference}");
+    let (code, plain, _) = kmst(&["run", file, "--dispatch", "reference"]);
     assert_eq!(code, 0);
     assert!(
-        plain.contains("passes:   0 (S16: the last event's pass + 1)\n"),
+        plain.contains(
+            "passes:   0 (S16: the last event's pass + 1; no event happened; \
+             --count-passes counts the passes simulated)\n"
+        ),
         "{plain}"
     );
-    assert!(!plain.contains("simulated"), "{plain}");
-    // Piped, stderr shows no progress line.
-    assert_eq!(err, "");
+    // With an event, S16's count alone, unless asked: the one-SUBMIT
+    // stream's HALT is in pass 4 (delay 3), its last pass simulated.
+    let one = stream_file();
+    let one = one.to_str().unwrap();
+    let (_, out, _) = kmst(&["run", one]);
+    assert!(
+        out.contains("passes:   5 (S16: the last event's pass + 1)\n"),
+        "{out}"
+    );
+    let (_, out, _) = kmst(&["run", one, "--count-passes"]);
+    assert!(
+        out.contains("passes:   5 (S16: the last event's pass + 1; 5 simulated)\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -174,7 +193,9 @@ fn params_merge_key_by_key() {
 
 #[test]
 fn a_long_run_shows_progress_on_a_terminal() {
-    // `script` gives the run a terminal; `timeout` ends it after 2 s.
+    // `script` gives the run a terminal; `timeout` ends it after 2 s. The
+    // stream spins alone (quick passes, which a run in a pipe takes in long
+    // spans), and the count moves pass by pass.
     if std::process::Command::new("script")
         .arg("--version")
         .output()
@@ -185,7 +206,7 @@ fn a_long_run_shows_progress_on_a_terminal() {
     }
     let file = forever_file("");
     let cmd = format!(
-        "{} run {} --max-passes 18446744073709551615 --turn-budget 1 --count-passes >/dev/null",
+        "{} run {} --max-passes 18446744073709551615 --turn-budget 1 >/dev/null",
         env!("CARGO_BIN_EXE_kmst"),
         file.display()
     );
@@ -194,8 +215,12 @@ fn a_long_run_shows_progress_on_a_terminal() {
         .output()
         .expect("timeout and script run");
     let text = String::from_utf8_lossy(&out.stdout);
+    // The passes against max_passes, the rate, and the time left at that
+    // rate: some hundreds of billions of years for 2^64 - 1 passes.
     assert!(
         text.contains("pass ") && text.contains("of at most 18,446,744,073,709,551,615"),
         "{text}"
     );
+    assert!(text.contains(" passes/s, at most "), "{text}");
+    assert!(text.contains(" years left"), "{text}");
 }

@@ -83,3 +83,31 @@ pub fn fresh_dir(test: &str, sub: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Runs `kmst ARGS` in the folder `dir` with `input` on its standard
+/// input: the exit code (-1 for a signal), stdout as bytes, and stderr.
+pub fn kmst_fed(dir: &std::path::Path, args: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kmst"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kmst runs");
+    let mut stdin = child.stdin.take().expect("a pipe");
+    let input = input.to_vec();
+    // Fed from a thread: kmst may not read it all (a usage error).
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("kmst ends");
+    let _ = feeder.join();
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -5,6 +5,13 @@
 //! renamed into place once it is whole: a full disk, a crash or Ctrl-C leaves
 //! the old file as it was (and at worst a `.NAME.tmp-PID` file beside it,
 //! which [`remove_unfinished`], called from a signal handler, removes).
+//!
+//! Only a regular file (or a path where nothing is yet) is replaced so. A
+//! symbolic link is followed to the file it names, and that file is
+//! replaced (the link stays a link); anything else that is not a folder (a
+//! device such as `/dev/null`, a FIFO, or `/dev/stdout`, an open file of
+//! the process) is opened and written through, as a shell's `>` does: it
+//! cannot be replaced, and a file renamed over it would take its place.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -34,16 +41,74 @@ pub fn remove_unfinished() -> usize {
 }
 
 /// A file being written beside `path`; [`Replacement::commit`] renames it
-/// into place, dropping it uncommitted removes it.
+/// into place, dropping it uncommitted removes it. For a path that is not a
+/// regular file (a device, a FIFO) it writes through instead (module doc).
 pub struct Replacement {
+    /// The file renamed over: `path`, or the file its symbolic link names.
     path: PathBuf,
-    temp: PathBuf,
+    /// The temporary file beside it; `None` when writing through.
+    temp: Option<PathBuf>,
     file: Option<BufWriter<File>>,
 }
 
+/// The most symbolic links followed from one path (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// `path` with its symbolic links followed to the file they name (which
+/// need not exist yet: a link to a file to be made), `path` itself when it
+/// is no link; and whether a step was in `/proc` (`/dev/stdout` is a link
+/// to `/proc/self/fd/1`, which names an open file of the process).
+fn follow(path: &Path) -> io::Result<(PathBuf, bool)> {
+    let mut at = path.to_owned();
+    let mut in_proc = false;
+    for _ in 0..MAX_LINKS {
+        in_proc |= at.starts_with("/proc");
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok((at, in_proc)),
+        }
+    }
+    Err(io::Error::other(format!(
+        "more than {MAX_LINKS} symbolic links in a row"
+    )))
+}
+
+/// True when [`Replacement`] writes `path` through instead of replacing
+/// it: what it names (its links followed) exists and is neither a regular
+/// file nor a folder (a device, a FIFO, a socket), or it is an open file of
+/// the process (`/dev/stdout`, `/dev/fd/N`: links into `/proc`), which must
+/// stay the file the process holds.
+pub fn writes_through(path: &Path) -> bool {
+    let special = std::fs::metadata(path).is_ok_and(|m| {
+        let t = m.file_type();
+        !t.is_file() && !t.is_dir()
+    });
+    special || follow(path).is_ok_and(|(_, in_proc)| in_proc)
+}
+
 impl Replacement {
-    /// Starts replacing `path` (which need not exist yet).
+    /// Starts replacing `path` (which need not exist yet), or the file its
+    /// symbolic link names; or starts writing through to a device, a FIFO
+    /// or an open file of the process ([`writes_through`]).
     pub fn create(path: &Path) -> io::Result<Replacement> {
+        if writes_through(path) {
+            // Opened as a shell's `>` would, without truncating (a device or
+            // a FIFO has no length; an open file's owner chose its length),
+            // never created.
+            let file = std::fs::OpenOptions::new().write(true).open(path)?;
+            return Ok(Replacement {
+                path: path.to_owned(),
+                temp: None,
+                file: Some(BufWriter::new(file)),
+            });
+        }
+        let (path, _) = follow(path)?;
         let name = path
             .file_name()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
@@ -54,25 +119,29 @@ impl Replacement {
         unfinished().push(temp.clone());
         let file = File::create(&temp).inspect_err(|_| forget(&temp))?;
         Ok(Replacement {
-            path: path.to_owned(),
-            temp,
+            path,
+            temp: Some(temp),
             file: Some(BufWriter::new(file)),
         })
     }
 
     /// Flushes the whole file to disk and renames it over the old one.
     /// On an error the temporary file is removed and the old one left.
+    /// Written through, it flushes what is left.
     pub fn commit(mut self) -> io::Result<()> {
         let file = self.file.take().expect("committed once");
+        let Some(temp) = self.temp.take() else {
+            return file.into_inner().map(drop).map_err(|e| e.into_error());
+        };
         let done = file
             .into_inner()
             .map_err(|e| e.into_error())
             .and_then(|file| file.sync_all())
-            .and_then(|()| std::fs::rename(&self.temp, &self.path));
+            .and_then(|()| std::fs::rename(&temp, &self.path));
         if done.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
+            let _ = std::fs::remove_file(&temp);
         }
-        forget(&self.temp);
+        forget(&temp);
         done
     }
 }
@@ -89,9 +158,11 @@ impl Write for Replacement {
 
 impl Drop for Replacement {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
-            forget(&self.temp);
+        if self.file.take().is_some()
+            && let Some(temp) = self.temp.take()
+        {
+            let _ = std::fs::remove_file(&temp);
+            forget(&temp);
         }
     }
 }

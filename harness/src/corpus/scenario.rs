@@ -266,11 +266,11 @@ pub fn write_scenario(dir: &Path, name: &str, force: bool) -> Result<Vec<Mismatc
         for (kms, bytes) in &loaded.sources {
             let bin = bin_of(kms);
             if std::fs::read(&bin).ok().as_ref() != Some(bytes) {
-                std::fs::write(&bin, bytes).map_err(io_err(&bin))?;
+                super::replace::replace_file(&bin, bytes).map_err(io_err(&bin))?;
             }
         }
         let path = dir.join(format!("{name}.answer.json"));
-        std::fs::write(&path, render(&answer)).map_err(io_err(&path))?;
+        super::replace::replace_file(&path, render(&answer).as_bytes()).map_err(io_err(&path))?;
     }
     Ok(contradictions)
 }
