@@ -18,6 +18,7 @@
 # Options per target:
 # - Every target: release build with debug assertions (-O --debug-assertions),
 #   AddressSanitizer, the dictionary fuzz/kmst.dict.
+# - sizes: built as sim_structured (below), with its own limits (run_args).
 # - sim_structured: built without comparison tracing (--no-trace-compares)
 #   in its own target directory. Its input is generator bytes
 #   (arbitrary::Unstructured), which no comparison in the kmst code reads
@@ -33,15 +34,26 @@ triple=x86_64-unknown-linux-gnu
 # builds first, so that it finds the same binary).
 build_args() {
   case "$1" in
-    sim_structured|sim_edges|scenario) echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")" ;;
+    sim_structured|sim_edges|scenario|sizes) echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")" ;;
     *) echo "-O --debug-assertions" ;;
+  esac
+}
+
+# libFuzzer options of a target beyond the common ones.
+# - sizes: programs up to the format's limit; a run slower than 30 s or a
+#   process above 2 GiB is a finding (a compile that grows with the square
+#   of the program took minutes and gigabytes at 65,535 micro-ops).
+run_args() {
+  case "$1" in
+    sizes) echo "-timeout=30 -rss_limit_mb=2048" ;;
+    *) echo "" ;;
   esac
 }
 
 # Where a target's build goes.
 target_dir() {
   case "$1" in
-    sim_structured|sim_edges|scenario) echo "fuzz/target/untraced" ;;
+    sim_structured|sim_edges|scenario|sizes) echo "fuzz/target/untraced" ;;
     *) echo "fuzz/target" ;;
   esac
 }
@@ -98,7 +110,7 @@ case "$cmd" in
     # shellcheck disable=SC2046
     cargo fuzz run $(build_args "$target") "$target" "$work" -- \
       -max_total_time="$seconds" -dict="$PWD/fuzz/kmst.dict" -print_final_stats=1 \
-      "$@" || {
+      $(run_args "$target") "$@" || {
       echo "fuzz target $target failed; its input is in fuzz/artifacts/$target/" >&2
       echo "(keep it as a regression test and see the report: scripts/fuzz.sh keep $target)" >&2
       exit 1

@@ -148,6 +148,17 @@ pub fn corpus_seeds(dir: &Path) -> Result<Vec<Seed>, SeedError> {
 
 /// What distinguishes one structured run from another for seed selection
 /// (`sim_structured`'s generator, or with `edges` the block-edge one's).
+/// A `sizes` input's shape and order of magnitude; seeds up to 1,023
+/// micro-ops only, so that replaying the seeds stays quick (the fuzzer
+/// reaches the large sizes from them by one byte).
+fn sizes_signature(bytes: &[u8]) -> Option<(usize, String)> {
+    let mut u = Unstructured::new(bytes);
+    let (shape, case) = crate::fuzzing::targets::sizes::sizes_case(&mut u).ok()?;
+    let ops = (case.upload.len() - 64) / 16;
+    let bits = usize::BITS - ops.leading_zeros();
+    (bits <= 10).then(|| (bytes.len() - u.len(), format!("{shape} {bits}")))
+}
+
 fn sim_signature(bytes: &[u8], edges: bool) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
     let case = if edges {
@@ -234,6 +245,7 @@ pub fn structured_seeds(tries: u64, per_target: usize) -> Vec<Seed> {
         (Target::Builder, 600),
         (Target::Scenario, 2048),
         (Target::SimEdges, 1024),
+        (Target::Sizes, 64),
     ] {
         let mut seen = BTreeSet::new();
         for s in 0..tries {
@@ -244,6 +256,7 @@ pub fn structured_seeds(tries: u64, per_target: usize) -> Vec<Seed> {
             let sig = match target {
                 Target::SimStructured => sim_signature(&bytes, false),
                 Target::SimEdges => sim_signature(&bytes, true),
+                Target::Sizes => sizes_signature(&bytes),
                 Target::Scenario => scenario_signature(&bytes),
                 _ => builder_signature(&bytes),
             };

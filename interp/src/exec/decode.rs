@@ -41,12 +41,25 @@ pub(crate) struct Program {
 }
 
 /// The `tiered` variant compiles a program once the turns that ran out of
-/// fuel have run this many micro-ops per micro-op of the program: about
-/// what its compile costs, in micro-ops of the tail variant (50 to 75 µs a
-/// micro-op compiled against about 1 ns a micro-op run; D33), so that a run
-/// spends at most about as long interpreting a hot program as compiling it.
+/// fuel have run [`break_even`] micro-ops: about what its compile costs, in
+/// micro-ops of the tail variant (about 1 ns each), so that a run spends at
+/// most about as long interpreting a hot program as compiling it (D33). A
+/// compile costs a fixed part (the module, a function's set-up, the
+/// register allocator's: about 250 µs) and a part per micro-op (2 to 8 µs
+/// by shape; J6).
 #[cfg(feature = "jit")]
-pub(crate) const BREAK_EVEN: u64 = 65_536;
+pub(crate) const BREAK_EVEN_FIXED: u64 = 262_144;
+
+/// The part of [`break_even`] per micro-op of the program.
+#[cfg(feature = "jit")]
+pub(crate) const BREAK_EVEN: u64 = 8_192;
+
+/// The micro-ops a program of `op_count` micro-ops (and its `End`) runs
+/// before the `tiered` variant compiles it.
+#[cfg(feature = "jit")]
+pub(crate) const fn break_even(op_count: u32) -> u64 {
+    BREAK_EVEN_FIXED + (op_count as u64 + 1) * BREAK_EVEN
+}
 
 #[cfg(feature = "jit")]
 impl Program {
@@ -76,11 +89,9 @@ impl Program {
         cold == 0
     }
 
-    /// Starts the `tiered` variant's count again: [`BREAK_EVEN`] micro-ops
-    /// per micro-op of the program, the `End` sentinel included.
+    /// Starts the `tiered` variant's count again: [`break_even`].
     pub fn cool(&self) {
-        self.cold
-            .set(u64::from(self.head.op_count + 1) * BREAK_EVEN);
+        self.cold.set(break_even(self.head.op_count));
     }
 }
 

@@ -8,7 +8,8 @@
 //!
 //! One module per target, each with its input's decoding and its
 //! comparison: [`check`], [`sim_raw`], [`sim_structured`], [`sim_edges`]
-//! (all three through the shared simulation comparison of [`sim`]),
+//! (all three through the shared simulation comparison of [`sim`], as is
+//! [`sizes`]),
 //! [`builder`] and [`scenario`]. This module holds
 //! what they share: the [`Target`] names, the [`Agreement`] they report and
 //! the dispatch.
@@ -30,12 +31,14 @@ pub mod sim;
 pub mod sim_edges;
 pub mod sim_raw;
 pub mod sim_structured;
+pub mod sizes;
 
 pub use builder::{builder_params, builder_with};
 pub use check::check_with;
 pub use sim::{Observed, observed_for, sim_all, sim_observed_with, sim_with};
 pub use sim_edges::edges_input;
 pub use sim_structured::{MAX_STRUCTURED_PASSES, structured_case};
+pub use sizes::sizes_input;
 
 /// A fuzz target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,17 +49,19 @@ pub enum Target {
     Builder,
     Scenario,
     SimEdges,
+    Sizes,
 }
 
 impl Target {
     /// Every target, in the order of `fuzz/Cargo.toml`.
-    pub const ALL: [Target; 6] = [
+    pub const ALL: [Target; 7] = [
         Target::Check,
         Target::SimRaw,
         Target::SimStructured,
         Target::Builder,
         Target::Scenario,
         Target::SimEdges,
+        Target::Sizes,
     ];
 
     /// Its cargo-fuzz name.
@@ -68,6 +73,7 @@ impl Target {
             Target::Builder => "builder",
             Target::Scenario => "scenario",
             Target::SimEdges => "sim_edges",
+            Target::Sizes => "sizes",
         }
     }
 }
@@ -195,6 +201,7 @@ pub fn run(target: Target, data: &[u8]) -> Result<Agreement, Divergence> {
         Target::Builder => builder::builder(data),
         Target::Scenario => scenario::scenario(data),
         Target::SimEdges => sim_edges::sim_edges(data),
+        Target::Sizes => sizes::sizes(data),
     }
 }
 
@@ -235,6 +242,10 @@ pub fn decode_input(target: Target, data: &[u8]) -> (Vec<u8>, Option<Params>) {
             (built.map(|u| u.encode()).unwrap_or_default(), None)
         }
         Target::SimEdges => match edges_input(data) {
+            Some(c) => (c.upload, Some(c.params)),
+            None => (Vec::new(), None),
+        },
+        Target::Sizes => match sizes_input(data) {
             Some(c) => (c.upload, Some(c.params)),
             None => (Vec::new(), None),
         },

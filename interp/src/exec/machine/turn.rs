@@ -502,17 +502,17 @@ mod tests {
     /// micro-op k = 2 + 3N of the run and ends it with acc = 3N; with a
     /// budget of 64 it runs in pass k / 64 (S17), so the answer has
     /// k / 64 + 1 passes (S16). Every turn but the last runs out of fuel, so
-    /// the 6-micro-op program gets hot after 7 * BREAK_EVEN micro-ops
+    /// the 6-micro-op program gets hot after break_even(6) micro-ops
     /// and is compiled before the run ends; the answer is the same.
     #[cfg(feature = "jit")]
     #[test]
     fn the_tiered_variant_compiles_a_hot_loop_mid_run() {
         use crate::exec::NoObserver;
-        use crate::exec::decode::BREAK_EVEN;
+        use crate::exec::decode::break_even;
         let n: u64 = 200_000;
         let k = 2 + 3 * n;
         assert!(
-            k > 7 * BREAK_EVEN + 64 * 64,
+            k > break_even(6) + 64 * 64,
             "the loop outlasts the break-even"
         );
         let upload = add_loop(n, 7).encode().unwrap();
@@ -541,11 +541,11 @@ mod tests {
     #[test]
     fn the_tiered_variant_compiles_programs_hot_from_short_turns() {
         use crate::exec::NoObserver;
-        use crate::exec::decode::BREAK_EVEN;
+        use crate::exec::decode::break_even;
         use crate::scenario::ScenarioBuilder;
         let n: u64 = 200_000;
         let k = 2 + 3 * n;
-        assert!(k > 7 * BREAK_EVEN + 64, "the loop outlasts the break-even");
+        assert!(k > break_even(6) + 64, "the loop outlasts the break-even");
         let mut b = ScenarioBuilder::new(budget(64)).unwrap();
         for (offset, req) in [(0u32, 1), (1024, 2)] {
             b.place_stream(u64::from(offset), &add_loop(n, req))
@@ -570,15 +570,15 @@ mod tests {
     /// next pass's sweep (S12), so every turn ends at the WAIT, none for
     /// want of fuel, and the program never gets hot; N commands, halt 0.
     /// N = 8,000 turns: had each counted its budget of 64, they would
-    /// pass the 6 * BREAK_EVEN that makes this 5-micro-op program hot.
+    /// pass the break_even(5) that makes this 5-micro-op program hot.
     #[cfg(feature = "jit")]
     #[test]
     fn the_tiered_variant_leaves_a_waiting_loop_to_the_interpreter() {
         use crate::builder::Operand;
         use crate::exec::NoObserver;
-        use crate::exec::decode::BREAK_EVEN;
+        use crate::exec::decode::break_even;
         let n = 8_000;
-        assert!(n as u64 * 64 > 6 * BREAK_EVEN);
+        assert!(n as u64 * 64 > break_even(5));
         let mut s = Stream::new(0, 10_000_000, 1, 7).unwrap();
         let left = s.registers(1).unwrap()[0];
         s.set(left, n).unwrap();
