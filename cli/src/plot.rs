@@ -280,6 +280,7 @@ mod tests {
             samples: samples.to_vec(),
             speedup_vs_switch: None,
             speedup_vs_reference: None,
+            compiled: None,
         }
     }
 

@@ -294,6 +294,7 @@ mod hand_made {
             samples: vec![ns],
             speedup_vs_switch: Some(one(3000.0 / ns)),
             speedup_vs_reference: Some(one(200_000.0 / ns)),
+            compiled: None,
         };
         Report {
             settings: Settings {
@@ -331,6 +332,7 @@ mod hand_made {
                     samples,
                     speedup_vs_switch: None,
                     speedup_vs_reference: Some(Summary::of(&[123_456.0])),
+                    compiled: None,
                 }
             })
             .collect();
@@ -347,6 +349,33 @@ mod hand_made {
                 variants,
             }],
         }
+    }
+
+    #[cfg(feature = "jit")]
+    #[test]
+    fn the_compiled_tier_shows_its_compile_and_its_run_apart() {
+        // A jit row with a compile of 320,000 ns and runs of 120,000 ns on
+        // the 1,000 micro-ops of the hand report: 320 µs, 120 ns/op.
+        let mut r = hand_report();
+        let one = |v: f64| Summary::of(&[v]);
+        let mut jit = r.workloads[0].variants[0].clone();
+        jit.variant = Implementation::Fast(Dispatch::Jit);
+        jit.compiled = Some(compare::Compiled {
+            compile: one(320_000.0),
+            run: one(120_000.0),
+        });
+        r.workloads[0].variants.push(jit);
+        let table = compare::render_table(&r, Implementation::Fast(Dispatch::Tail));
+        assert!(
+            table.contains("  jit: compile 320 µs, then the run alone 120 ns/op (medians)"),
+            "{table}"
+        );
+        assert!(table.lines().map(str::len).max().unwrap() <= compare::TABLE_WIDTH);
+        let v = compare::to_json(&r);
+        let jit = &v["workloads"][0]["variants"][3];
+        assert_eq!(jit["compile_ns"]["median"], 320_000.0);
+        assert_eq!(jit["run_alone_ns"]["median"], 120_000.0);
+        assert!(v["workloads"][0]["variants"][0].get("compile_ns").is_none());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-#[cfg(feature = "switch")]
+#[cfg(any(feature = "switch", feature = "jit"))]
 use kmst::exec::Dispatch;
 
 use crate::answers::Implementation;
@@ -54,6 +54,19 @@ pub struct VariantResult {
     pub speedup_vs_switch: Option<Summary>,
     /// The median of the per-sample ratios `reference time / this time`.
     pub speedup_vs_reference: Option<Summary>,
+    /// The compiled tier's (`jit`, one stream) compile and run apart:
+    /// nanoseconds to check, decode and compile the upload, and per run of
+    /// the compiled program ([`kmst::exec::Prepared`]).
+    pub compiled: Option<Compiled>,
+}
+
+/// A compiled variant's costs taken apart, each a summary of nanoseconds.
+#[derive(Clone, Copy, Debug)]
+pub struct Compiled {
+    /// Check, decode and compile, once.
+    pub compile: Summary,
+    /// One run of the compiled program.
+    pub run: Summary,
 }
 
 /// One workload's measurements.
@@ -153,6 +166,7 @@ pub fn measure(
             samples: samples[k].clone(),
             speedup_vs_switch: switch.map(|s| ratios(&samples[s], &samples[k])),
             speedup_vs_reference: reference.map(|r| ratios(&samples[r], &samples[k])),
+            compiled: compiled_apart(workload, v, runs[k], settings.samples),
         })
         .collect();
     Ok(WorkloadResult {
@@ -162,6 +176,38 @@ pub fn measure(
         passes,
         variants: results,
     })
+}
+
+/// The compile and the run of `variant` apart, `samples` of each, the run
+/// `runs` times a sample: for the compiled tier on one stream only.
+fn compiled_apart(
+    workload: &Workload,
+    variant: Implementation,
+    runs: u64,
+    samples: usize,
+) -> Option<Compiled> {
+    #[cfg(feature = "jit")]
+    if variant == Implementation::Fast(Dispatch::Jit) && workload.scenario.is_none() {
+        use kmst::exec::{NoObserver, Prepared};
+        let (mut compile, mut run) = (Vec::new(), Vec::new());
+        for _ in 0..samples.max(1) {
+            let t = Instant::now();
+            let mut p = Prepared::new(&workload.upload).ok()?;
+            p.prepare::<NoObserver>(Dispatch::Jit);
+            compile.push(t.elapsed().as_nanos() as f64);
+            let t = Instant::now();
+            for _ in 0..runs {
+                std::hint::black_box(p.simulate(&workload.params, Dispatch::Jit));
+            }
+            run.push(t.elapsed().as_nanos() as f64 / runs as f64);
+        }
+        return Some(Compiled {
+            compile: Summary::of(&compile),
+            run: Summary::of(&run),
+        });
+    }
+    let _ = (workload, variant, runs, samples);
+    None
 }
 
 /// [`measure`] on every workload.

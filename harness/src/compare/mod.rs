@@ -37,7 +37,7 @@ pub use counters::{
     CounterSettings, Counters, CountersError, EVENTS, MEASURED_FUNCTION, VariantCounters,
     callgrind, count_events, find_valgrind, measured_runs, parse_callgrind, run_child,
 };
-pub use measure::{Report, Settings, VariantResult, WorkloadResult, compare, measure};
+pub use measure::{Compiled, Report, Settings, VariantResult, WorkloadResult, compare, measure};
 pub use render::{
     TABLE_WIDTH, counters_to_json, fmt3, interval_level, level_text, render_counters_table,
     render_table, to_json, to_json_over,

@@ -173,12 +173,22 @@ pub fn render_table(report: &Report, baseline: Implementation) -> String {
                     .map_or("-".into(), |s| fmt3(s.median)),
             ]);
         }
-        let title = format!(
+        let mut title = format!(
             "{}: {}, {}",
             w.name,
             counted(w.ops, "micro-op", "micro-ops"),
             counted(w.passes, "pass", "passes")
         );
+        for v in &w.variants {
+            if let Some(c) = &v.compiled {
+                title.push_str(&format!(
+                    "\n  {}: compile {} µs, then the run alone {} ns/op (medians)",
+                    v.variant.name(),
+                    fmt3(c.compile.median / 1e3),
+                    fmt3(per(c.run.median, w.ops)),
+                ));
+            }
+        }
         blocks.push((title, rows));
     }
     let mut width = header.each_ref().map(String::len);
@@ -246,7 +256,9 @@ fn counted(n: u64, one: &str, many: &str) -> String {
 /// ns_per_pass, ops_per_second, speedup_vs_switch, speedup_vs_reference}]}]}`,
 /// each timing a summary object (`n`, `median`, `median_ci`,
 /// `median_ci_level`, `mean`, `stddev`, `mean_ci`); a speed-up is null when
-/// its base was not measured, `ns_per_op` when no micro-op ran.
+/// its base was not measured, `ns_per_op` when no micro-op ran. The
+/// compiled tier on one stream adds `compile_ns` (check, decode and
+/// compile) and `run_alone_ns` (a run of the compiled program).
 pub fn to_json(report: &Report) -> Value {
     to_json_inner(report, None)
 }
@@ -282,6 +294,10 @@ fn to_json_inner(report: &Report, baseline: Option<Implementation>) -> Value {
                         "speedup_vs_switch": v.speedup_vs_switch.map_or(Value::Null, Summary::to_json),
                         "speedup_vs_reference": v.speedup_vs_reference.map_or(Value::Null, Summary::to_json),
                     });
+                    if let Some(c) = &v.compiled {
+                        o["compile_ns"] = c.compile.to_json();
+                        o["run_alone_ns"] = c.run.to_json();
+                    }
                     if let Some(b) = baseline {
                         o["speedup_vs_baseline"] =
                             w.speedup(v.variant, b).map_or(Value::Null, |s| s.to_json());

@@ -20,7 +20,8 @@ use super::operand::Src;
 use super::step::straight;
 use super::template::{Arg, BLANK, Head, Tmpl};
 
-/// A pre-decoded upload.
+/// A pre-decoded upload. A clone shares the compiled program, if any.
+#[derive(Clone)]
 pub(crate) struct Program {
     pub head: Head,
     /// `op_count + 1` instructions: the micro-ops and the `End` sentinel.
@@ -30,9 +31,11 @@ pub(crate) struct Program {
     /// (`dispatch::prepare`) or the `tiered` variant found it hot
     /// ([`Program::heat`]); set at most once.
     #[cfg(feature = "jit")]
-    /// Boxed: a `Code` is hundreds of bytes, and a program without one is
-    /// moved into the machine on every run (D34).
-    pub code: std::cell::OnceCell<Box<super::jit::Code>>,
+    /// Behind a pointer: a `Code` is hundreds of bytes, and a program
+    /// without one is moved into the machine on every run (D34); counted,
+    /// so that the clones a [`Prepared`](crate::exec::Prepared) gives its
+    /// runs share one compile.
+    pub code: std::cell::OnceCell<std::rc::Rc<super::jit::Code>>,
     /// The `tiered` variant's count down to hot: the micro-ops turns that
     /// ended for want of fuel still have to run before it compiles the
     /// program (dispatch/tiered.rs; [`Program::heat`]).
@@ -73,7 +76,7 @@ impl Program {
         // Where Cranelift has a backend, compiling a checked upload cannot
         // fail but by a defect of the compiler: say so at once.
         match super::jit::Code::compile(&self.insts) {
-            Ok(code) => Some(self.code.get_or_init(|| Box::new(code)).entry()),
+            Ok(code) => Some(self.code.get_or_init(|| std::rc::Rc::new(code)).entry()),
             Err(_) if super::jit::available().is_err() => None,
             Err(e) => panic!("the compiled tier failed on a checked upload: {e}"),
         }

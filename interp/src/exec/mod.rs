@@ -53,7 +53,7 @@ pub mod dispatch;
 pub mod machine;
 
 pub use dispatch::{Dispatch, UnknownDispatch};
-pub use machine::Machine;
+pub use machine::{Machine, Prepared};
 pub use observer::{NoObserver, Observer, TurnEnd};
 
 use crate::types::{Params, Scenario, ScenarioResult, SimResult};

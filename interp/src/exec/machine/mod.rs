@@ -43,8 +43,11 @@ mod budget;
 mod host;
 mod host_phase;
 mod passes;
+mod prepared;
 mod streams;
 mod turn;
+
+pub use prepared::Prepared;
 
 use smallvec::SmallVec;
 
@@ -129,17 +132,29 @@ impl Machine {
                     m.kernel.post(kind::STREAM_ERROR, req, aux);
                 }
             }
-            Ok(program) => {
-                m.programs.push(program);
-                m.start(0, 0, upload.len() as u32, 0);
-                // Some room for the answer up front, so that short runs do
-                // not grow the vectors in the pass loop (more would cost
-                // every tiny run a large allocation; `reserve` gives more).
-                m.kernel.commands.reserve(32);
-                m.kernel.events.reserve(4);
-            }
+            Ok(program) => m.load(program, upload.len() as u32),
         }
         m
+    }
+
+    /// A one-stream machine running `program`, an upload of `length` bytes
+    /// the check accepted ([`Prepared`]).
+    pub(super) fn with_program(program: Program, length: u32, params: &Params) -> Machine {
+        let mut m = Machine::blank(params, SmallVec::new(), Host::none(), 1);
+        m.cancel_pass = params.cancel_pass;
+        m.load(program, length);
+        m
+    }
+
+    /// Starts the one stream on `program` (S11: the RUN is taken in pass 0).
+    fn load(&mut self, program: Program, length: u32) {
+        self.programs.push(program);
+        self.start(0, 0, length, 0);
+        // Some room for the answer up front, so that short runs do not
+        // grow the vectors in the pass loop (more would cost every tiny
+        // run a large allocation; `reserve` gives more).
+        self.kernel.commands.reserve(32);
+        self.kernel.events.reserve(4);
     }
 
     /// Sets up a kernel scenario (S26): every upload a RUN names is checked
