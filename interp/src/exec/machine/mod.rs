@@ -146,6 +146,12 @@ impl Machine {
         m
     }
 
+    /// The decoded program `i`, for the tests that prepare it by hand.
+    #[cfg(test)]
+    pub(crate) fn program_mut(&mut self, i: usize) -> &mut Program {
+        &mut self.programs[i]
+    }
+
     /// Starts the one stream on `program` (S11: the RUN is taken in pass 0).
     fn load(&mut self, program: Program, length: u32) {
         self.programs.push(program);
