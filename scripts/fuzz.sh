@@ -17,7 +17,8 @@
 #
 # Options per target:
 # - Every target: release build with debug assertions (-O --debug-assertions),
-#   AddressSanitizer, the dictionary fuzz/kmst.dict.
+#   AddressSanitizer, the dictionary fuzz/kmst.dict; Cranelift and its support
+#   crates without coverage instrumentation (scripts/fuzz-rustc.sh).
 # - sizes: built as sim_structured (below), with its own limits (run_args).
 # - sim_structured: built without comparison tracing (--no-trace-compares)
 #   in its own target directory. Its input is generator bytes
@@ -27,6 +28,10 @@
 #   has the measurements.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Coverage in kmst's code only, not in its code generator's: the fuzz
+# builds' rustc (a wrapper) builds Cranelift and its support crates without
+# the coverage passes.
+fuzz_rustc="$PWD/scripts/fuzz-rustc.sh"
 
 triple=x86_64-unknown-linux-gnu
 
@@ -75,6 +80,7 @@ case "$cmd" in
     targets
     ;;
   build)
+    export RUSTC_WRAPPER="$fuzz_rustc"
     for t in $(targets); do
       # shellcheck disable=SC2046
       cargo fuzz build $(build_args "$t") "$t"
@@ -107,6 +113,7 @@ case "$cmd" in
     if [ -d "fuzz/corpus/$target" ]; then
       cp -R "fuzz/corpus/$target/." "$work/"
     fi
+    export RUSTC_WRAPPER="$fuzz_rustc"
     # shellcheck disable=SC2046
     cargo fuzz run $(build_args "$target") "$target" "$work" -- \
       -max_total_time="$seconds" -dict="$PWD/fuzz/kmst.dict" -print_final_stats=1 \
