@@ -26,10 +26,12 @@ const SIZES: [usize; 3] = [1_000, 16_000, 65_535];
 /// Measurement time per size: a compile of 65,535 micro-ops takes a tenth
 /// of a second or more, so criterion's ten samples need seconds there.
 fn measurement_time(n: usize) -> Duration {
-    match n {
-        ..=1_000 => Duration::from_millis(800),
-        ..=16_000 => Duration::from_millis(1_500),
-        _ => Duration::from_secs(3),
+    if n <= 1_000 {
+        Duration::from_millis(800)
+    } else if n <= 16_000 {
+        Duration::from_millis(1_500)
+    } else {
+        Duration::from_secs(3)
     }
 }
 

@@ -189,7 +189,11 @@ fn wat(upload: &Upload) -> (String, usize) {
     w.push_str(")\n    (local");
     w.push_str(&" i32".repeat(16));
     w.push_str(")\n");
-    let _ = writeln!(w, "    i32.const {} local.set 15", upload.header.seed as i32);
+    let _ = writeln!(
+        w,
+        "    i32.const {} local.set 15",
+        upload.header.seed as i32
+    );
     let mut open_loops: Vec<usize> = Vec::new();
     let mut halt = None;
     for (pc, op) in ops.iter().enumerate() {
@@ -203,11 +207,17 @@ fn wat(upload: &Upload) -> (String, usize) {
         let binary = |name: &str| format!("local.get {b} local.get {c} {name} local.set {a}");
         let line = match code {
             Opcode::Set => format!("i32.const {} local.set {a}", imm as i32),
-            Opcode::Addi => format!("local.get {b} i32.const {} i32.add local.set {a}", imm as i32),
+            Opcode::Addi => format!(
+                "local.get {b} i32.const {} i32.add local.set {a}",
+                imm as i32
+            ),
             Opcode::Add => binary("i32.add"),
             Opcode::Mul => binary("i32.mul"),
             Opcode::And => binary("i32.and"),
-            Opcode::Shr => format!("local.get {b} i32.const {} i32.shr_u local.set {a}", imm & 31),
+            Opcode::Shr => format!(
+                "local.get {b} i32.const {} i32.shr_u local.set {a}",
+                imm & 31
+            ),
             Opcode::Time => format!("call $time local.set {a}"),
             Opcode::Event => format!("local.get {a} call $event"),
             Opcode::ReadResult => format!("call $result local.set {a}"),
@@ -257,9 +267,15 @@ fn run_wasm(engine: &wasmtime::Engine, fuel: bool, wasm: &[u8], halt: usize) -> 
         store.set_fuel(u64::MAX).expect("fuel metering is on");
     }
     let mut linker = wasmtime::Linker::new(engine);
-    linker.func_wrap("kmst", "time", || 0i32).expect("one definition");
-    linker.func_wrap("kmst", "event", |_: i32| {}).expect("one definition");
-    linker.func_wrap("kmst", "result", || 0i32).expect("one definition");
+    linker
+        .func_wrap("kmst", "time", || 0i32)
+        .expect("one definition");
+    linker
+        .func_wrap("kmst", "event", |_: i32| {})
+        .expect("one definition");
+    linker
+        .func_wrap("kmst", "result", || 0i32)
+        .expect("one definition");
     let instance = linker
         .instantiate(&mut store, &module)
         .unwrap_or_else(|e| panic!("wasmtime: {e}"));
@@ -350,7 +366,12 @@ fn compile_table(rounds: usize) {
         let time = |side: usize| median(s[side].iter().map(|x| x.secs * 1e3).collect());
         let heap = |side: usize| median(s[side].iter().map(|x| x.heap / 1e6).collect());
         let ratio = |side: usize, f: fn(&Sample) -> f64| {
-            median(s[0].iter().zip(&s[side]).map(|(k, w)| f(k) / f(w)).collect())
+            median(
+                s[0].iter()
+                    .zip(&s[side])
+                    .map(|(k, w)| f(k) / f(w))
+                    .collect(),
+            )
         };
         let secs: fn(&Sample) -> f64 = |x| x.secs;
         let bytes: fn(&Sample) -> f64 = |x| x.heap;
@@ -377,7 +398,10 @@ fn run_table(rounds: usize) {
     let mut rows = Vec::new();
     for w in &WORKLOADS {
         let workload = kmst_benches::workload(w.name);
-        let mut wasm = [Peer::new(w.name, WASMTIME_FUEL), Peer::new(w.name, WASMTIME)];
+        let mut wasm = [
+            Peer::new(w.name, WASMTIME_FUEL),
+            Peer::new(w.name, WASMTIME),
+        ];
         let expected = wasm[0].run();
         // ns[runner]: one whole run per round.
         let mut ns = [const { Vec::new() }; 3];

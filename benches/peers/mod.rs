@@ -183,8 +183,8 @@ impl Peer {
         config.consume_fuel(fuel);
         let engine = wasmtime::Engine::new(&config).unwrap_or_else(|e| panic!("wasmtime: {e}"));
         let wasm = wat::parse_str(w.wat).unwrap_or_else(|e| panic!("{}: {e}", w.name));
-        let module = wasmtime::Module::new(&engine, wasm)
-            .unwrap_or_else(|e| panic!("{}: {e}", w.name));
+        let module =
+            wasmtime::Module::new(&engine, wasm).unwrap_or_else(|e| panic!("{}: {e}", w.name));
         let mut store = Box::new(wasmtime::Store::new(&engine, ()));
         if fuel {
             // Metered, never exhausted: wasmtime keeps up to 2^63 units in
