@@ -24,14 +24,14 @@ use kmst_harness::shapes::{self, Shape};
 const SIZES: [usize; 3] = [1_000, 16_000, 65_535];
 
 /// Measurement time per size: a compile of 65,535 micro-ops takes a tenth
-/// of a second or more, so criterion's ten samples need seconds there.
+/// to half a second, so criterion's ten samples need seconds there.
 fn measurement_time(n: usize) -> Duration {
     if n <= 1_000 {
         Duration::from_millis(800)
     } else if n <= 16_000 {
         Duration::from_millis(1_500)
     } else {
-        Duration::from_secs(3)
+        Duration::from_secs(5)
     }
 }
 
