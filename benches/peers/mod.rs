@@ -1,6 +1,7 @@
 //! The peers: the bench workloads `alu`, `alu_chain`, `branchy` and
-//! `rand_mod` (corpus/bench/*.kms) as hand-written WebAssembly run by wasmi,
-//! with fuel metering on and off, and as native Rust (the floor), beside
+//! `rand_mod` (corpus/bench/*.kms) as hand-written WebAssembly run by wasmi
+//! (and, with feature `wasmtime`, by wasmtime), with fuel metering on and
+//! off, and as native Rust (the floor), beside
 //! kmst's own dispatch variants. Each peer runs the same loop with the same
 //! final registers; the unit of work is one kmst micro-op
 //! ([`kmst_benches::micro_ops`]), so every runner's time divides by the same
@@ -61,11 +62,19 @@ pub const WORKLOADS: [Workload; 4] = [
 pub const WASMI_FUEL: &str = "wasmi_fuel";
 pub const WASMI: &str = "wasmi";
 pub const NATIVE: &str = "native";
+#[cfg(feature = "wasmtime")]
+pub const WASMTIME_FUEL: &str = "wasmtime_fuel";
+#[cfg(feature = "wasmtime")]
+pub const WASMTIME: &str = "wasmtime";
 
-/// Every runner, kmst's variants first (its default, `tail`, the first of all).
+/// Every runner, kmst's variants first (its default, `tail`, the first of
+/// all), native Rust last.
 pub fn runners() -> Vec<&'static str> {
     let mut all = Kmst::variants();
-    all.extend([WASMI_FUEL, WASMI, NATIVE]);
+    all.extend([WASMI_FUEL, WASMI]);
+    #[cfg(feature = "wasmtime")]
+    all.extend([WASMTIME_FUEL, WASMTIME]);
+    all.push(NATIVE);
     all
 }
 
@@ -78,6 +87,13 @@ pub enum Peer {
         results: Vec<Val>,
         halt: usize,
     },
+    #[cfg(feature = "wasmtime")]
+    Wasmtime {
+        store: Box<wasmtime::Store<()>>,
+        func: wasmtime::Func,
+        results: Vec<wasmtime::Val>,
+        halt: usize,
+    },
     Native {
         run: fn() -> Regs,
         halt: usize,
@@ -87,7 +103,7 @@ pub enum Peer {
 impl Peer {
     /// `runner` (a name of [`runners`]) on `workload`, after one checked run:
     /// native Rust's halt register equals kmst's halt value (its default
-    /// variant's), wasmi's sixteen final registers equal native Rust's, and
+    /// variant's), a wasm peer's sixteen final registers equal native Rust's, and
     /// this runner's halt value equals kmst's. Panics on an unknown name or a
     /// difference (a defect of the peer, not of a measurement).
     pub fn new(workload: &str, runner: &str) -> Peer {
@@ -106,13 +122,17 @@ impl Peer {
         let mut peer = match runner {
             WASMI_FUEL => Peer::wasmi(w, true),
             WASMI => Peer::wasmi(w, false),
+            #[cfg(feature = "wasmtime")]
+            WASMTIME_FUEL => Peer::wasmtime(w, true),
+            #[cfg(feature = "wasmtime")]
+            WASMTIME => Peer::wasmtime(w, false),
             NATIVE => Peer::Native {
                 run: w.native,
                 halt: w.halt,
             },
             variant => Peer::Kmst(Kmst::new(w.name, variant)),
         };
-        if let Peer::Wasmi { .. } = peer {
+        if !matches!(peer, Peer::Kmst(_) | Peer::Native { .. }) {
             assert_eq!(
                 peer.registers(),
                 native,
@@ -155,11 +175,46 @@ impl Peer {
         }
     }
 
+    /// `w`'s module compiled by wasmtime (Cranelift, ahead of any run) and
+    /// instantiated in a fresh engine.
+    #[cfg(feature = "wasmtime")]
+    fn wasmtime(w: &Workload, fuel: bool) -> Peer {
+        let mut config = wasmtime::Config::new();
+        config.consume_fuel(fuel);
+        let engine = wasmtime::Engine::new(&config).unwrap_or_else(|e| panic!("wasmtime: {e}"));
+        let wasm = wat::parse_str(w.wat).unwrap_or_else(|e| panic!("{}: {e}", w.name));
+        let module =
+            wasmtime::Module::new(&engine, wasm).unwrap_or_else(|e| panic!("{}: {e}", w.name));
+        let mut store = Box::new(wasmtime::Store::new(&engine, ()));
+        if fuel {
+            // Metered, never exhausted: wasmtime keeps up to 2^63 units in
+            // the running code and the rest in reserve.
+            store.set_fuel(u64::MAX).expect("fuel metering is on");
+        }
+        let instance = wasmtime::Linker::new(&engine)
+            .instantiate(&mut *store, &module)
+            .unwrap_or_else(|e| panic!("{}: {e}", w.name));
+        let func = instance
+            .get_func(&mut *store, "run")
+            .unwrap_or_else(|| panic!("{}: no export `run`", w.name));
+        Peer::Wasmtime {
+            store,
+            func,
+            results: vec![wasmtime::Val::I32(0); 16],
+            halt: w.halt,
+        }
+    }
+
     /// One whole run; the halt value (`None`: kmst's stream did not halt).
     pub fn run(&mut self) -> Option<u32> {
         match self {
             Peer::Kmst(k) => k.run(),
             Peer::Wasmi { halt, .. } | Peer::Native { halt, .. } => {
+                let halt = *halt;
+                Some(self.registers()[halt])
+            }
+            #[cfg(feature = "wasmtime")]
+            Peer::Wasmtime { halt, .. } => {
                 let halt = *halt;
                 Some(self.registers()[halt])
             }
@@ -179,6 +234,21 @@ impl Peer {
             } => {
                 func.call(&mut **store, &[], results)
                     .unwrap_or_else(|e| panic!("wasmi: {e}"));
+                let mut regs = [0; 16];
+                for (r, v) in regs.iter_mut().zip(results.iter()) {
+                    *r = v.i32().expect("`run` returns i32s") as u32;
+                }
+                regs
+            }
+            #[cfg(feature = "wasmtime")]
+            Peer::Wasmtime {
+                store,
+                func,
+                results,
+                ..
+            } => {
+                func.call(&mut **store, &[], results)
+                    .unwrap_or_else(|e| panic!("wasmtime: {e}"));
                 let mut regs = [0; 16];
                 for (r, v) in regs.iter_mut().zip(results.iter()) {
                     *r = v.i32().expect("`run` returns i32s") as u32;
