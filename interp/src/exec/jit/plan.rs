@@ -26,7 +26,7 @@ use std::ops::Range;
 
 use crate::exec::inst::{HEAD, Inst, len_in_imm};
 
-use super::compile::{Survey, op_index};
+use super::lowering::{Survey, op_index};
 
 /// The micro-ops a region aims at (J1): the compile of one function
 /// grows faster than its size, so the regions are bounded; larger regions
