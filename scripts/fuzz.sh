@@ -26,6 +26,14 @@
 #   directly, so the traced comparisons guide nothing; over four
 #   implementations they cost 40 % of its time. docs/fuzzing.md ("Exec rate")
 #   has the measurements.
+# - FUZZ_ONE_BUILD=1 (CI: .ci/run sets it): every target built and run as
+#   the untraced ones are, so that one build (fuzz/target/untraced) serves
+#   the six, not two builds of the engine and Cranelift under ASan (the two
+#   took half of CI's fuzzing step). In a minute's run from the seeds the
+#   untraced build reached as much coverage as the traced one, or more, on
+#   the three traced targets: it runs more inputs (docs/fuzzing.md, "CI and
+#   ClusterFuzzLite"). Comparison tracing pays in long runs, which
+#   ClusterFuzzLite makes without this variable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Coverage in kmst's code only, not in its code generator's: the fuzz
@@ -38,6 +46,10 @@ triple=x86_64-unknown-linux-gnu
 # cargo-fuzz build options of a target (also given to `cargo fuzz run`, which
 # builds first, so that it finds the same binary).
 build_args() {
+  if [ "${FUZZ_ONE_BUILD:-}" = 1 ]; then
+    echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")"
+    return
+  fi
   case "$1" in
     sim_structured|sim_edges|scenario|sizes) echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")" ;;
     *) echo "-O --debug-assertions" ;;
@@ -57,6 +69,10 @@ run_args() {
 
 # Where a target's build goes.
 target_dir() {
+  if [ "${FUZZ_ONE_BUILD:-}" = 1 ]; then
+    echo "fuzz/target/untraced"
+    return
+  fi
   case "$1" in
     sim_structured|sim_edges|scenario|sizes) echo "fuzz/target/untraced" ;;
     *) echo "fuzz/target" ;;
