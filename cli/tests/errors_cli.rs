@@ -291,7 +291,7 @@ fn flag_values_and_conflicts_say_what_is_wrong() {
             "replay --help lacks {target}:\n{help}"
         );
     }
-    assert!(help.contains("scenario or sim_edges"), "{help}");
+    assert!(help.contains("sim_edges or sizes"), "{help}");
 }
 
 #[test]
