@@ -5,6 +5,7 @@
 //! region of about 1,024 micro-ops at a time and frees its context before
 //! the next, so its peak is what it keeps (the code and a table of one
 //! entry per micro-op) plus one region's work, whatever the program's size.
+#![cfg(feature = "jit")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

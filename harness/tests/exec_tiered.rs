@@ -1,8 +1,9 @@
 //! The tiered variant (`Dispatch::Tiered`) moves a hot program to the
 //! compiled tier in the middle of a run; the answers stay the reference
-//! model's. Its compile threshold is 65,536 micro-ops per micro-op of the
-//! program, run in turns that ran out of fuel (docs/dispatch.md, "The
-//! compiled tier"), so these streams run long enough to cross it.
+//! model's. Its compile threshold is 262,144 micro-ops and 8,192 per
+//! micro-op of the program, run in turns that ran out of fuel
+//! (docs/dispatch.md, "The compiled tier"), so these streams run long
+//! enough to cross it.
 #![cfg(feature = "jit")]
 
 use kmst::builder::{Operand, Stream};
@@ -10,7 +11,7 @@ use kmst::exec::{Dispatch, simulate, simulate_scenario};
 use kmst_reference::{HostCommand, Params, Scenario, Status};
 
 /// `acc = 0; n = N; loop: acc += step; n -= 1; jnz n loop; halt acc`
-/// (6 micro-ops: hot after 7 * 65,536 micro-ops of full turns).
+/// (6 micro-ops: hot after 262,144 + 7 * 8,192 micro-ops of full turns).
 fn hot_loop(req: u64, n: i64, step: i64) -> Vec<u8> {
     let mut s = Stream::new(0, 10_000_000, 1, req).unwrap();
     let r = s.registers(2).unwrap();
