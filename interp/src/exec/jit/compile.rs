@@ -176,6 +176,8 @@ impl Emit for Builder<'_, '_> {
         let zero = self.b.create_block();
         let go = self.b.create_block();
         self.b.ins().brif(b, go, &[], zero, &[]);
+        self.b.seal_block(go);
+        self.b.seal_block(zero);
         self.b.switch_to_block(zero);
         self.leave_here();
         self.b.switch_to_block(go);
@@ -202,6 +204,9 @@ impl Emit for Builder<'_, '_> {
             cont
         };
         self.b.ins().brif(c, to, &[], not, &[]);
+        if let Some(cont) = self.cont {
+            self.b.seal_block(cont);
+        }
     }
 }
 
@@ -234,6 +239,7 @@ pub(crate) fn build(
     // Entry: the registers the region uses into SSA values, then to the
     // block of `pc`; a pc that is not an entry goes to the interpreter.
     b.switch_to_block(entry);
+    b.seal_block(entry);
     let params = b.block_params(entry).to_vec();
     let (regs_ptr, pc, fuel_in) = (params[0], params[1], params[2]);
     let flags = MemFlagsData::trusted();
@@ -254,6 +260,7 @@ pub(crate) fn build(
     let jt = b.create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
     let index = b.ins().iadd_imm_s(pc, -i64::from(start));
     b.ins().br_table(index, jt);
+    b.seal_block(other);
     let mut e = Builder {
         b,
         regs,
@@ -279,6 +286,13 @@ pub(crate) fn build(
         e.pc = pc;
         if let Some(start) = starts[at - span.start] {
             dead = false;
+            // Sealed as soon as every way into it is built (all of them
+            // are before it but a jump back's), so that reading a
+            // register in it makes a block parameter only where values
+            // merge (J8).
+            if !plan.back[at] {
+                e.b.seal_block(start);
+            }
             e.b.switch_to_block(start);
             let f = e.b.use_var(fuel);
             if plan.entry[at] {
@@ -294,6 +308,7 @@ pub(crate) fn build(
                 let paid = e.b.create_block();
                 let out = e.leaving(pc, SHORT);
                 e.b.ins().brif(short, out, &[], paid, &[]);
+                e.b.seal_block(paid);
                 e.b.switch_to_block(paid);
             }
             // The block charged whole.
@@ -333,6 +348,7 @@ pub(crate) fn build(
     }
 
     for (out, pc, kind) in std::mem::take(&mut e.pending) {
+        e.b.seal_block(out);
         e.b.switch_to_block(out);
         let fuel = e.b.use_var(fuel);
         e.leave(pc, fuel, kind);

@@ -59,6 +59,9 @@ pub(crate) struct Plan {
     pub test: Vec<u32>,
     /// For each pc: whether the interpreter runs its micro-op.
     pub interpret: Vec<bool>,
+    /// For each pc: whether a jump at it or after it goes to it (a loop's
+    /// head): its block's predecessors are not all built before it (J8).
+    pub back: Vec<bool>,
     /// For each pc: the registers its compiled code reads or writes, a bit each.
     pub uses: Vec<u16>,
     /// The regions, in order, covering every pc once.
@@ -109,6 +112,13 @@ impl Plan {
         }
         let head = |pc: usize| insts[pc].op & HEAD != 0;
         let regions = cut(n as u32, &head, &cross, region.max(1));
+
+        let mut back = vec![false; n];
+        for (pc, t) in jump.iter().enumerate() {
+            if let Some(t) = t.filter(|&t| t as usize <= pc) {
+                back[t as usize] = true;
+            }
+        }
 
         // The entries every rule but the path's names.
         let mut entry = vec![false; n];
@@ -190,6 +200,7 @@ impl Plan {
             entry,
             live,
             test,
+            back,
             interpret,
             uses,
             regions,
