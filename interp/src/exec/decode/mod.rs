@@ -321,7 +321,7 @@ fn special(rule: Rule, p: Pending, pc: usize, (n, templates): &(usize, &[Tmpl]))
     };
     let fields = u64::from(a) << 8 | u64::from(b) << 16;
     Pending {
-        word: p.word & !0xFF_FFFF_00 | fields,
+        word: p.word & !0xFFFF_FF00 | fields,
         meta,
     }
 }
