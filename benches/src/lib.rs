@@ -64,8 +64,61 @@ pub fn micro_ops(name: &str) -> u64 {
     compare::count_ops(&workload(name))
 }
 
+/// The sizes of the load benches (`decode`, `decode_iai`): the smallest
+/// programs, a thousand micro-ops, and the format's limit.
+pub const LOAD_SIZES: [usize; 3] = [16, 1_000, 65_535];
+
+/// A straight-line upload of `n` micro-ops (1 to 65,535): `n - 1` times
+/// `addi r0, r0, 1`, then `halt r0`, each run once. What a first answer
+/// costs before its first micro-op (the check, the decode) grows with
+/// `n`; the run itself is one pass over it (issue 43, performance.md D35,
+/// D36).
+pub fn straight_upload(n: usize) -> Vec<u8> {
+    use kmst::format::{Header, MicroOp, Upload};
+    use kmst::ops::Opcode;
+    assert!((1..=65_535).contains(&n), "{n} micro-ops");
+    let mut ops = vec![MicroOp::new(Opcode::Addi, 0, 0, 0, 1); n - 1];
+    ops.push(MicroOp::new(Opcode::Halt, 0, 0, 0, 0));
+    let header = Header {
+        max_steps: n as u32,
+        deadline_us: 0,
+        req: 1,
+        seed: 1,
+    };
+    Upload {
+        header,
+        ops,
+        templates: vec![],
+    }
+    .encode()
+}
+
+/// The parameters a [`straight_upload`] runs with: the defaults, in a
+/// region that holds the largest (65,535 micro-ops are 1 MiB and 64 bytes).
+pub fn straight_params() -> kmst::types::Params {
+    kmst::types::Params {
+        region_size: 2 << 20,
+        ..kmst::types::Params::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_straight_upload_halts_with_its_count_of_addis() {
+        // n - 1 ADDIs add 1 each to r0 (0 at the start), then HALT r0.
+        for n in super::LOAD_SIZES {
+            let upload = super::straight_upload(n);
+            assert_eq!(upload.len(), 64 + (16 * n).div_ceil(64) * 64);
+            let answer = kmst::exec::simulate(
+                &upload,
+                &super::straight_params(),
+                kmst::exec::Dispatch::Tail,
+            );
+            assert_eq!(answer.halt, Some(n as u32 - 1), "{n}");
+        }
+    }
+
     #[test]
     fn every_bundled_workload_loads() {
         for (name, _) in kmst_harness::compare::BUNDLED {

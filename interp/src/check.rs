@@ -80,7 +80,10 @@ fn check_header(data: &[u8], region_size: u64) -> Result<Layout, StreamError> {
 }
 
 /// Check 2 for the micro-op at `pc` (S4 order: opcode, registers a b c, target, template).
-#[inline]
+///
+/// The precise test, run only once [`OP_RULES`] has found a fault in the
+/// micro-op, to name the first one in S4's order.
+#[cold]
 fn check_op(op: &[u8], pc: u32, layout: &Layout) -> Result<(), StreamError> {
     let op = MicroOp::read(op);
     let Some(opcode) = op.opcode() else {
@@ -98,6 +101,57 @@ fn check_op(op: &[u8], pc: u32, layout: &Layout) -> Result<(), StreamError> {
         _ => Ok(()),
     }
 }
+
+/// What check 2 asks of a micro-op, by its opcode byte: one table lookup
+/// where a chain of tests was (performance.md D35).
+#[derive(Clone, Copy)]
+struct OpRule {
+    /// `0xF0` in the byte of each register field the micro-op reads (S4),
+    /// at that byte's place in the micro-op's first 32-bit word (a at
+    /// bits 8..16, b 16..24, c 24..32): a register field is below 16
+    /// exactly when its high nibble is zero.
+    regs: u32,
+    /// Which bound its imm has: an index into [`Bounds`].
+    bound: u8,
+}
+
+/// The bounds an imm is tested against, by [`OpRule::bound`]: none (an
+/// imm below 2^32 always passes), a jump target's (`op_count`), a
+/// template index's (`command_count`), and 0, which fails every imm: an
+/// unknown opcode.
+type Bounds = [u64; 4];
+
+const NO_BOUND: u8 = 0;
+const TARGET_BOUND: u8 = 1;
+const TEMPLATE_BOUND: u8 = 2;
+const UNKNOWN: u8 = 3;
+
+/// [`OpRule`] of every opcode byte, from the one definition (`for_each_op!`).
+const OP_RULES: [OpRule; 256] = {
+    let mut rules = [OpRule {
+        regs: 0,
+        bound: UNKNOWN,
+    }; 256];
+    let mut k = 0;
+    while k < Opcode::ALL.len() {
+        let op = Opcode::ALL[k];
+        let mut regs = 0u32;
+        let fields = op.regs();
+        let mut f = 0;
+        while f < fields.len() {
+            regs |= 0xF0 << (8 * crate::format::reg_offset(fields[f]));
+            f += 1;
+        }
+        let bound = match op.imm_kind() {
+            ImmKind::Target => TARGET_BOUND,
+            ImmKind::Template => TEMPLATE_BOUND,
+            ImmKind::None | ImmKind::Value => NO_BOUND,
+        };
+        rules[op as usize] = OpRule { regs, bound };
+        k += 1;
+    }
+    rules
+};
 
 /// Whether a template passes check 3 (S1, S5).
 #[inline]
@@ -145,8 +199,21 @@ fn first_use(data: &[u8], layout: &Layout, index: u32) -> u32 {
 pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     let layout = check_header(data, region_size)?;
     let ops = &data[HEADER_LEN..HEADER_LEN + layout.op_count as usize * OP_LEN];
+    // Check 2 (S4) of each micro-op in one test: its rule's register
+    // nibbles and its imm's bound (performance.md D35); the precise test
+    // names the fault of a micro-op that fails it.
+    let bounds: Bounds = [
+        1 << 32,
+        u64::from(layout.op_count),
+        u64::from(layout.command_count),
+        0,
+    ];
     for (pc, op) in ops.chunks_exact(OP_LEN).enumerate() {
-        check_op(op, pc as u32, &layout)?;
+        let word = u64::from_le_bytes([op[0], op[1], op[2], op[3], op[4], op[5], op[6], op[7]]);
+        let rule = OP_RULES[usize::from(word as u8)];
+        if word as u32 & rule.regs != 0 || word >> 32 >= bounds[usize::from(rule.bound & 3)] {
+            check_op(op, pc as u32, &layout)?;
+        }
     }
     let templates = &data
         [layout.templates_at..layout.templates_at + layout.command_count as usize * TEMPLATE_LEN];

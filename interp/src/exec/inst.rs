@@ -239,14 +239,6 @@ macro_rules! define_op_index_all {
                     $(OpIndex::$var => Some(Opcode::$base),)*
                 }
             }
-
-            /// The two micro-ops of a superinstruction; `None` for any other index.
-            pub(crate) fn fuse_parts(self) -> Option<(OpIndex, OpIndex)> {
-                match self {
-                    $(OpIndex::$fused => Some((OpIndex::$first, OpIndex::$second)),)*
-                    _ => None,
-                }
-            }
         }
     };
 }

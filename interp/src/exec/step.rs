@@ -310,7 +310,7 @@ pub(crate) use src_or_regs;
 /// Whether each dense index's unit is straight (`OpBody::STRAIGHT`; a
 /// superinstruction by its second micro-op, the first always being
 /// straight): whether it may sit inside a block (inst.rs "Blocks").
-pub(crate) fn straight(index: OpIndex) -> bool {
+pub(crate) const fn straight(index: OpIndex) -> bool {
     STRAIGHT[index as usize]
 }
 

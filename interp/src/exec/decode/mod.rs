@@ -10,15 +10,21 @@
 //! their lengths (inst.rs, "Blocks"), then fuses pairs inside blocks.
 
 use crate::check::CheckedUpload;
-use crate::format::{MAX_OPS, MAX_PATCHES, NO_REGISTER, REGISTERS, flags};
-use crate::ops::{ImmKind, Opcode};
+use crate::format::{
+    HEADER_LEN, MAX_OPS, MAX_PATCHES, NO_REGISTER, OP_LEN, REGISTERS, flags, read_u32,
+};
+
 use crate::types::SubmittedCommand;
 
 use super::handler::UNSET;
-use super::inst::{HEAD, Inst, MAX_BLOCK, OpIndex, for_each_fused, len_in_imm};
-use super::operand::Src;
-use super::step::straight;
+use super::inst::{HEAD, Inst, MAX_BLOCK, OpIndex};
+
+mod tables;
 use super::template::{Arg, BLANK, Head, Tmpl};
+use tables::{
+    GROUP, INVALID, JUMP, LEN_IN_IMM, NO_ACC, ROWS, RULES, Rule, STOPPING, STOPS, SUBMIT, TEMPLATE,
+    VARIANTS, conditions, fuse,
+};
 
 /// A pre-decoded upload. A clone shares the compiled program, if any.
 #[derive(Clone)]
@@ -102,8 +108,12 @@ impl Program {
     /// Pre-decodes an upload the check accepted: the [`CheckedUpload`] is the
     /// proof that every register field is below 16, every jump target and
     /// template index inside its table, and every patch in range. The facts
-    /// the hot path's `unsafe` code relies on are asserted once more here (a
-    /// panic, never undefined behaviour, should the checker ever be wrong).
+    /// the hot path's `unsafe` code relies on hold here whatever the checker
+    /// says: a register field keeps its low four bits (the check proved the
+    /// others zero), and a jump target, a template index and a patch are
+    /// asserted once more (a panic, never undefined behaviour, should the
+    /// checker ever be wrong). Two passes over the micro-ops, each a table
+    /// lookup a micro-op ([`blocks`], [`instructions`]; performance.md D36).
     /// Every instruction's `handler` is [`UNSET`] (handler.rs) until the
     /// threaded variant sets them for its observer at the start of a run
     /// (`dispatch::prepare`, from `Machine::run`); the other variants never
@@ -150,147 +160,9 @@ impl Program {
                 }
             })
             .collect();
-        let placeholder = UNSET;
-        let mut insts = Vec::with_capacity(op_count + 1);
-        for pc in 0..upload.op_count() {
-            let (opcode, op) = upload.op(pc);
-            // Unused register fields are ignored (S4): store 0 so every field is in range.
-            // SUBMIT's `a` and `b` are the exception: below they hold its
-            // template's group registers, or NO_REGISTER, which only the
-            // `group` variant reads (and only when both are registers).
-            let mut fields = [0u8; 3];
-            for &field in opcode.regs() {
-                let r = op.reg(field);
-                assert!(usize::from(r) < REGISTERS, "the check passed a register");
-                fields[field as usize] = r;
-            }
-            let imm = match opcode.imm_kind() {
-                ImmKind::Target => {
-                    assert!(op.imm < upload.op_count(), "the check passed a jump");
-                    // In bytes, so that a taken jump is one add; at most
-                    // 16 * MAX_OPS (the check's reason 1), far inside an i32.
-                    let distance = i64::from(op.imm) - i64::from(pc);
-                    (distance * size_of::<Inst>() as i64) as i32 as u32
-                }
-                ImmKind::Template => {
-                    assert!(
-                        op.imm < upload.command_count(),
-                        "the check passed a template"
-                    );
-                    op.imm
-                }
-                ImmKind::Value | ImmKind::None => op.imm,
-            };
-            if opcode == Opcode::Submit {
-                // The group's registers for the `group` variant
-                // (inst::for_each_fused!): a template that is not
-                // exclusive and takes both group fields from registers.
-                let t = &templates[op.imm as usize];
-                let plain = t.proto.flags & flags::EXCLUSIVE == 0
-                    && usize::from(t.first_register) < REGISTERS
-                    && usize::from(t.count_register) < REGISTERS;
-                let (a, b) = if plain {
-                    (t.first_register, t.count_register)
-                } else {
-                    (NO_REGISTER, NO_REGISTER)
-                };
-                fields[0] = a;
-                fields[1] = b;
-            }
-            insts.push(Inst {
-                handler: placeholder,
-                op: OpIndex::of(opcode) as u8,
-                a: fields[0],
-                b: fields[1],
-                c: fields[2],
-                imm,
-            });
-        }
-        insts.push(Inst {
-            handler: placeholder,
-            op: OpIndex::End as u8,
-            a: 0,
-            b: 0,
-            c: 0,
-            imm: 0,
-        });
-        // SAFETY: every `op` above was written from an OpIndex (with or
-        // without the HEAD bit).
-        let index = |inst: &Inst| unsafe { OpIndex::from_byte(inst.op) };
-        // The heads of the blocks (inst.rs, "Blocks"), marked with the HEAD
-        // bit: pc 0, `End`, every jump target, every micro-op after one that
-        // is not straight (a jump or one that can stop the turn), and every
-        // MAX_BLOCK-th micro-op of a longer run.
-        insts[0].op |= HEAD;
-        insts[op_count].op |= HEAD;
-        for pc in 0..op_count {
-            let i = index(&insts[pc]);
-            if matches!(
-                i.first_opcode().map(|o| o.imm_kind()),
-                Some(ImmKind::Target)
-            ) {
-                let target = pc as i64 + i64::from(insts[pc].imm as i32) / size_of::<Inst>() as i64;
-                insts[target as usize].op |= HEAD;
-            }
-            if !straight(i) {
-                insts[pc + 1].op |= HEAD;
-            }
-        }
-        let mut run = 0;
-        for inst in &mut insts {
-            if inst.op & HEAD != 0 || run == MAX_BLOCK {
-                inst.op |= HEAD;
-                run = 0;
-            }
-            run += 1;
-        }
-        // Superinstructions (inst::for_each_fused!): the first of a fused
-        // pair gets the fused index; the second stays as it is, so a jump
-        // into it runs it alone. Only inside a block (the second is no
-        // head: a head must run its own handler to charge its block). From
-        // the end backwards, so that a loop's closing pair (ADDI+JLT) wins
-        // over a pair that would overlap it.
-        for pc in (1..op_count).rev() {
-            if insts[pc].op & HEAD != 0 {
-                continue;
-            }
-            let (first, second) = (&insts[pc - 1], &insts[pc]);
-            if let Some(fused) = fuse((index(first), first), (index(second), second)) {
-                insts[pc - 1].op = fused as u8 | (insts[pc - 1].op & HEAD);
-            }
-        }
-        // The variants (inst::for_each_fused!): a plain micro-op (not
-        // the first of a pair) gets the first variant whose condition
-        // holds. In place (`b` is `a`) anywhere; from the accumulator only
-        // inside a block, reading the register the micro-op just before it
-        // wrote. That micro-op is straight (else this one would be a head),
-        // so it wrote its `a` and left that value there. The second half of
-        // a pair takes no accumulator: it runs on its own only counted,
-        // from the register file.
-        for pc in 0..op_count {
-            let this = &insts[pc];
-            let prev = (pc > 0 && this.op & HEAD == 0)
-                .then(|| &insts[pc - 1])
-                .filter(|prev| index(prev).fuse_parts().is_none());
-            if let Some(v) = variant(index(this), this, prev) {
-                insts[pc].op = v as u8 | (this.op & HEAD);
-            }
-        }
-        // Each head gets its block's length, in the field its (first)
-        // micro-op leaves free.
-        let mut end = op_count + 1;
-        for pc in (0..=op_count).rev() {
-            let inst = &mut insts[pc];
-            if inst.op & HEAD != 0 {
-                let len = (end - pc) as u32;
-                end = pc;
-                if len_in_imm(index(inst).first_opcode()) {
-                    inst.imm = len;
-                } else {
-                    inst.c = len as u8;
-                }
-            }
-        }
+        let data = upload.bytes();
+        let (ops, _) = data[HEADER_LEN..HEADER_LEN + op_count * OP_LEN].as_chunks::<OP_LEN>();
+        let insts = instructions(ops, &blocks(ops), &templates);
         let program = Program {
             head,
             insts,
@@ -306,52 +178,215 @@ impl Program {
     }
 }
 
-macro_rules! selection_ops {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(selection_all [$($name)*]);
-    };
-}
-
-macro_rules! selection_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
-        /// The variant the decoder gives the plain micro-op `this`, of
-        /// index `base`: the first in list order whose condition holds,
-        /// where `prev` is the micro-op before it in its block, if it left
-        /// its value in the accumulator.
-        fn variant(base: OpIndex, this: &Inst, prev: Option<&Inst>) -> Option<OpIndex> {
-            $(if base == OpIndex::$base && holds::<super::operand::src::$src>(this, prev) {
-                return Some(OpIndex::$var);
-            })*
-            None
-        }
-
-        /// The superinstruction of the plain micro-ops `first` then
-        /// `second` (indices and instructions), if any: the first in list
-        /// order whose conditions hold.
-        fn fuse(first: (OpIndex, &Inst), second: (OpIndex, &Inst)) -> Option<OpIndex> {
-            $(if first.0 == OpIndex::$first && second.0 == OpIndex::$second
-                $(&& holds::<super::operand::src::$fsrc>(first.1, None))?
-                $(&& holds::<super::operand::src::$ssrc>(second.1, Some(first.1)))? {
-                return Some(OpIndex::$fused);
-            })*
-            None
+/// The blocks (inst.rs, "Blocks"): a byte per pc and one for `End`, the
+/// block's length at its head, 0 elsewhere. The heads: pc 0, `End`,
+/// every jump target, every micro-op after one that is not straight (a
+/// jump or one that can stop the turn), and every MAX_BLOCK-th micro-op
+/// of a longer run. One pass over the opcodes, eight at a time, then one
+/// over the heads, eight at a time where a run goes on.
+fn blocks(ops: &[[u8; OP_LEN]]) -> Vec<u8> {
+    let n = ops.len();
+    let mut heads = vec![0u8; n + 1];
+    heads[0] = 1;
+    heads[n] = 1;
+    let mark = |heads: &mut [u8], pc: usize, op: &[u8; OP_LEN]| {
+        let rule = RULES[usize::from(op[0])];
+        if rule.flags & STOPS != 0 {
+            if rule.flags & JUMP != 0 {
+                let target = read_u32(op, 4) as usize;
+                assert!(target < n, "the check passed a jump");
+                heads[target] = 1;
+            }
+            heads[pc + 1] = 1;
         }
     };
+    let (eights, rest) = ops.as_chunks::<8>();
+    for (k, eight) in eights.iter().enumerate() {
+        if eight
+            .iter()
+            .fold(0, |f, op| f | STOPPING[usize::from(op[0])])
+            != 0
+        {
+            for (j, op) in eight.iter().enumerate() {
+                mark(&mut heads, 8 * k + j, op);
+            }
+        }
+    }
+    for (j, op) in rest.iter().enumerate() {
+        mark(&mut heads, 8 * eights.len() + j, op);
+    }
+    // Each head's length, written at `last`, the head before, when the
+    // next one is found.
+    let mut last = 0;
+    let mut pc = 1;
+    while pc <= n {
+        if pc + 8 - last <= MAX_BLOCK
+            && let Some(eight) = heads.get(pc..pc + 8)
+            && eight == [0; 8]
+        {
+            pc += 8;
+            continue;
+        }
+        if heads[pc] != 0 || pc - last == MAX_BLOCK {
+            heads[last] = (pc - last) as u8;
+            last = pc;
+        }
+        pc += 1;
+    }
+    heads[n] = 1;
+    heads
 }
 
-crate::for_each_op!(selection_ops);
+/// What a micro-op's instruction needs to be finished: its variant and,
+/// if it is a head, its block's length, which wait for the micro-op
+/// before it ([`instructions`]).
+#[derive(Clone, Copy)]
+struct Pending {
+    /// Its instruction's bytes after the handler, as a little-endian u64:
+    /// the index (plain, or its superinstruction's if it is the first of
+    /// a pair), a, b, c and imm.
+    word: u64,
+    /// [`GROUP`] and [`LEN_IN_IMM`].
+    meta: u8,
+}
 
-/// Whether operand source `S` may serve micro-op `this`, `prev` being the
-/// micro-op before it in its block that left its `a` in the accumulator
-/// (`None` where no accumulator is held: a head, or the second of a pair).
-fn holds<S: Src>(this: &Inst, prev: Option<&Inst>) -> bool {
-    let from_acc = |r: u8| prev.is_some_and(|p| p.a == r);
-    (!S::B_IS_A || this.b == this.a)
-        // A SUBMIT's group registers are written both or neither (above).
-        && (!S::GROUP || this.a != NO_REGISTER)
-        && (!S::A || from_acc(this.a))
-        && (!S::B || from_acc(this.b))
-        && (!S::C || from_acc(this.c))
+impl Pending {
+    /// The instruction, `acc` being the register the micro-op before it
+    /// left in the accumulator ([`NO_ACC`] if none) and `len` its block's
+    /// length if it is a head (else 0).
+    #[inline(always)]
+    fn finish(self, acc: u32, len: u8) -> Inst {
+        // A plain micro-op gets its variant: in place anywhere; from the
+        // accumulator only inside a block, and not as the second of a
+        // pair. A superinstruction keeps its index (its row of VARIANTS).
+        let conds = conditions(self.word, acc) | usize::from(self.meta) & GROUP;
+        let variant = VARIANTS[usize::from(self.word as u8) % ROWS][conds];
+        let mut word = self.word & !0xFF | u64::from(variant);
+        if len != 0 {
+            // A head keeps its block's length in the field its (first)
+            // micro-op leaves free.
+            word |= u64::from(HEAD);
+            word = if self.meta & LEN_IN_IMM != 0 {
+                word & 0xFFFF_FFFF | u64::from(len) << 32
+            } else {
+                word & !(0xFF << 24) | u64::from(len) << 24
+            };
+        }
+        Inst {
+            handler: UNSET,
+            op: word as u8,
+            a: (word >> 8) as u8,
+            b: (word >> 16) as u8,
+            c: (word >> 24) as u8,
+            imm: (word >> 32) as u32,
+        }
+    }
+}
+
+/// What the rare micro-ops need beyond their [`Rule`]: a jump's distance,
+/// a template index's test, SUBMIT's group registers. Takes and returns
+/// the [`Pending`].
+#[inline(never)]
+fn special(rule: Rule, p: Pending, pc: usize, (n, templates): &(usize, &[Tmpl])) -> Pending {
+    let n = *n;
+    assert!(rule.flags & INVALID == 0, "the check passed an opcode");
+    let imm = (p.word >> 32) as u32;
+    if rule.flags & JUMP != 0 {
+        assert!((imm as usize) < n, "the check passed a jump");
+        // In bytes, so that a taken jump is one add; at most 16 * MAX_OPS
+        // (the check's reason 1), far inside an i32.
+        let distance = (i64::from(imm) - pc as i64) * size_of::<Inst>() as i64;
+        let word = p.word & 0xFFFF_FFFF | u64::from(distance as i32 as u32) << 32;
+        return Pending { word, ..p };
+    }
+    assert!(
+        (imm as usize) < templates.len(),
+        "the check passed a template"
+    );
+    if rule.flags & SUBMIT == 0 {
+        return p;
+    }
+    // SUBMIT's `a` and `b` hold its template's group registers, or
+    // NO_REGISTER, which only the `group` variant reads (and only when
+    // both are registers, inst::for_each_fused!): a template that is not
+    // exclusive and takes both group fields from registers.
+    let t = &templates[imm as usize];
+    let plain = t.proto.flags & flags::EXCLUSIVE == 0
+        && usize::from(t.first_register) < REGISTERS
+        && usize::from(t.count_register) < REGISTERS;
+    let (a, b, meta) = if plain {
+        (t.first_register, t.count_register, p.meta)
+    } else {
+        (NO_REGISTER, NO_REGISTER, p.meta & !(GROUP as u8))
+    };
+    let fields = u64::from(a) << 8 | u64::from(b) << 16;
+    Pending {
+        word: p.word & !0xFFFF_FF00 | fields,
+        meta,
+    }
+}
+
+/// The instructions of the micro-ops `ops` and the `End` sentinel, the
+/// blocks' lengths in `blocks` ([`blocks`]): one pass from the end
+/// backwards, each micro-op decoded by its [`Rule`], its pair with the
+/// micro-op after it decided (from the end, so that a loop's closing
+/// pair, ADDI+JLT, wins over a pair that would overlap it), and the
+/// micro-op after it then finished: its variant needs to know whether
+/// this one left its value in the accumulator (a plain micro-op, not the
+/// first of a pair, inside its block).
+fn instructions(ops: &[[u8; OP_LEN]], blocks: &[u8], templates: &[Tmpl]) -> Vec<Inst> {
+    let n = ops.len();
+    let blocks = &blocks[..n + 1];
+    let mut insts: Vec<Inst> = Vec::with_capacity(n + 1);
+    let out = &mut insts.spare_capacity_mut()[..n + 1];
+    let mut next = Pending {
+        word: OpIndex::End as u64,
+        meta: LEN_IN_IMM,
+    };
+    let rare = (n, templates);
+    for pc in (0..n).rev() {
+        let (bytes, _) = ops[pc].split_first_chunk::<8>().expect("16 bytes");
+        let word = u64::from_le_bytes(*bytes);
+        let rule = RULES[usize::from(word as u8)];
+        let mut cur = Pending {
+            word: word & rule.keep | u64::from(rule.index),
+            meta: rule.meta,
+        };
+        if rule.flags & (JUMP | TEMPLATE | INVALID) != 0 {
+            cur = special(rule, cur, pc, &rare);
+        }
+        // This micro-op is straight when the next is no head, so it wrote
+        // its `a` and left that value in the accumulator, unless the two
+        // become a pair.
+        let next_len = blocks[pc + 1];
+        let mut acc = (cur.word >> 8) as u32 & 0xF;
+        if next_len != 0 {
+            acc = NO_ACC;
+        } else if rule.pairs >> (next.word as u8 % 32) & 1 != 0 {
+            // (A next that is the first of a pair has an index of 32 or
+            // more, which may alias a plain one here: `fuse` then finds
+            // no pair.)
+            // Superinstructions (inst::for_each_fused!): the first of a
+            // pair gets the fused index; the second stays as it is, so a
+            // jump into it runs it alone. Only inside a block (the second
+            // is no head: a head must run its own handler to charge its
+            // block).
+            let group = |p: Pending| usize::from(p.meta) & GROUP;
+            let conds = conditions(cur.word, NO_ACC) | group(cur);
+            let next_conds = conditions(next.word, acc) | group(next);
+            if let Some(pair) = fuse(cur.word as u8, conds, next.word as u8, next_conds) {
+                cur.word = cur.word & !0xFF | u64::from(pair);
+                acc = NO_ACC;
+            }
+        }
+        out[pc + 1].write(next.finish(acc, next_len));
+        next = cur;
+    }
+    out[0].write(next.finish(NO_ACC, blocks[0]));
+    // SAFETY: the loop wrote the slots n down to 1 and then slot 0: all
+    // of the first n + 1 slots of the capacity.
+    unsafe { insts.set_len(n + 1) };
+    insts
 }
 
 #[cfg(test)]
