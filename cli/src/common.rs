@@ -66,6 +66,22 @@ impl fmt::Display for CliError {
 }
 
 /// `-`: standard input as an input file, standard output as an output.
+/// The `--dispatch` help: what runs (`what`), then the names this build
+/// takes, from `Dispatch::ALL` (and `reference` where the command takes the
+/// reference model), so that the list is never out of date.
+pub fn dispatch_help(what: &str, reference: bool) -> String {
+    let mut names: Vec<&str> = kmst::exec::Dispatch::ALL.iter().map(|d| d.name()).collect();
+    if reference {
+        names.push("reference");
+    }
+    let every = if reference {
+        "; every one gives the same answer"
+    } else {
+        ""
+    };
+    format!("{what}: one of {} (this build's{every})", names.join(", "))
+}
+
 pub fn is_std(path: &Path) -> bool {
     path.as_os_str() == "-"
 }

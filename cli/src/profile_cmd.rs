@@ -40,9 +40,8 @@ pub struct Args {
     pub top: u64,
     #[command(flatten)]
     pub params: ParamsArgs,
-    /// The fast dispatch variant: tail, switch, threaded, subroutine,
-    /// indirect, loop_match or jit.
-    #[arg(long, default_value = "tail")]
+    // The names come from `Dispatch::ALL` (common::dispatch_help).
+    #[arg(long, default_value = "tail", help = crate::common::dispatch_help("The fast dispatch variant that runs the stream", false))]
     pub dispatch: String,
     /// The turn budget (micro-ops per turn; the same as --turn-budget, so
     /// not with it).

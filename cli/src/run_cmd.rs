@@ -23,10 +23,8 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub params: ParamsArgs,
-    /// The implementation that runs the stream: a fast dispatch variant compiled
-    /// into this build (tail, switch, threaded, subroutine, indirect, loop_match, jit) or the reference model; every one
-    /// gives the same answer.
-    #[arg(long, default_value = "tail")]
+    // The names come from `Dispatch::ALL` (common::dispatch_help).
+    #[arg(long, default_value = "tail", help = crate::common::dispatch_help("The implementation that runs the stream, a fast dispatch variant or the reference model", true))]
     pub dispatch: String,
     /// Print the S24 JSON object instead of a summary.
     #[arg(long)]

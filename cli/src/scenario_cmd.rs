@@ -46,10 +46,8 @@ pub struct Args {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub jobs: JobsArgs,
-    /// The implementation that runs the scenario: a fast dispatch variant
-    /// compiled into this build (tail, switch, threaded, subroutine, indirect, loop_match, jit) or the reference
-    /// model; every one gives the same answer.
-    #[arg(long, default_value = "tail")]
+    // The names come from `Dispatch::ALL` (common::dispatch_help).
+    #[arg(long, default_value = "tail", help = crate::common::dispatch_help("The implementation that runs the scenario, a fast dispatch variant or the reference model", true))]
     pub dispatch: String,
     /// Print the S36 JSON answer instead of the tables.
     #[arg(long)]

@@ -224,3 +224,24 @@ fn a_long_run_shows_progress_on_a_terminal() {
     assert!(text.contains(" passes/s, at most "), "{text}");
     assert!(text.contains(" years left"), "{text}");
 }
+
+/// Every command that takes `--dispatch` lists, in its help, every variant
+/// the build has (`Dispatch::ALL`, which the binary and this test share),
+/// and `run` and `scenario` the reference model too.
+#[test]
+fn every_dispatch_help_lists_every_variant_of_the_build() {
+    for (command, reference) in [("run", true), ("scenario", true), ("profile", false)] {
+        let (code, out, err) = kmst(&[command, "--help"]);
+        assert_eq!(code, 0, "{command}: {err}");
+        // The option's line and the next (long help puts the text there).
+        let line: String = out
+            .lines()
+            .skip_while(|l| !l.contains("--dispatch <"))
+            .take(2)
+            .collect();
+        for d in kmst::exec::Dispatch::ALL {
+            assert!(line.contains(d.name()), "{command} --help: {line}");
+        }
+        assert_eq!(line.contains("reference"), reference, "{command}: {line}");
+    }
+}

@@ -53,8 +53,7 @@ pub enum Implementation {
 }
 
 impl Implementation {
-    /// Its name: `reference` or the variant's (`tail`, `switch`, `threaded`, `subroutine`,
-    /// `indirect`, `loop_match`, `jit`).
+    /// Its name: `reference` or the variant's ([`Dispatch::name`]).
     pub fn name(self) -> &'static str {
         match self {
             Implementation::Reference => "reference",

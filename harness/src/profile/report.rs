@@ -21,8 +21,7 @@ pub const HOT_LINES: usize = 5;
 /// The profile of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Profile {
-    /// The dispatch variant that ran it (`tail`, `switch`, `threaded`, `subroutine`,
-    /// `indirect`, `loop_match`, `jit`).
+    /// The dispatch variant that ran it (`kmst::exec::Dispatch::name`).
     pub dispatch: String,
     pub turn_budget: u32,
     /// `ended`, `error` or `stuck`.

@@ -61,7 +61,7 @@ pub(crate) struct Inst {
     pub b: u8,
     pub c: u8,
     /// The integer operand; for a jump the distance to its target in
-    /// bytes, `(target - pc) * 16` (wrapping, read as i32; decode.rs), so
+    /// bytes, `(target - pc) * 16` (wrapping, read as i32; decode/), so
     /// that a taken jump is one add; for SUBMIT/ENQUEUE the template index.
     /// A head whose micro-op has no imm keeps its block's length here
     /// ([`len_in_imm`]).
@@ -137,7 +137,7 @@ pub(crate) type Flow = Result<*const Inst, Exit>;
 /// pairs are the most frequent straight-line pairs over the corpus and the
 /// bench workloads (`kmst profile --pairs`, performance.md D3), leaving
 /// out pairs that only one benchmark's loop has. `Program::decode`
-/// (decode.rs) gives the first of such a pair the fused handler (the first
+/// (decode/) gives the first of such a pair the fused handler (the first
 /// matching entry, in list order) and keeps the second in place unchanged,
 /// so a jump into the second still runs it alone; the fused handler counts
 /// two micro-ops and stops between them when only one unit of fuel is left

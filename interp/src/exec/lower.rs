@@ -68,7 +68,7 @@ pub(crate) trait Emit {
 }
 
 /// The pc a decoded jump at pc `pc` goes to: its imm is the distance in
-/// bytes, `(target - pc) * 16` (decode.rs).
+/// bytes, `(target - pc) * 16` (decode/).
 pub(crate) fn target_pc(pc: u32, i: &Inst) -> u32 {
     pc.wrapping_add(((i.imm as i32) >> 4) as u32)
 }

@@ -5,15 +5,9 @@
 //! in range by construction, so the hot path has no bounds checks. The
 //! micro-op bodies exist once (`bodies`, generated from
 //! [`for_each_op!`](crate::for_each_op)); the dispatch variants run them,
-//! each a cargo feature ([`dispatch`], the one place a variant is chosen):
-//!
-//! - `Dispatch::Tail` (feature `tail`, nightly; the default when built): a
-//!   static table of handlers, each ending in a guaranteed tail call
-//!   (`become`) through the table;
-//! - [`Dispatch::Switch`] (feature `switch`, stable Rust): `loop { match op
-//!   { .. } }`;
-//! - `Dispatch::Threaded` (feature `threaded`, nightly): each instruction
-//!   carries its handler pointer.
+//! each a cargo feature ([`dispatch`], the one place a variant is chosen;
+//! [`Dispatch::ALL`] lists those of a build, the default first, `Tail`
+//! when built; docs/dispatch.md compares them).
 //!
 //! The reference model is not a dispatch variant: it is
 //! `kmst_reference::simulate` (crate `kmst-reference`, which the engine does

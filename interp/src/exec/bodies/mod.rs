@@ -5,10 +5,10 @@
 //! `#[inline(always)]` function that does the micro-op and says where control
 //! goes next ([`Flow`]). The bodies live in one file per category:
 //! [`arith`] (register arithmetic), [`control`] (jumps and the `End` sentinel)
-//! and [`kernel_facing`] (the micro-ops that talk to the kernel, S18). The
-//! three dispatch loops (`dispatch/tail.rs`, `dispatch/switch.rs`,
-//! `dispatch/threaded.rs`) are generated from the same list and differ only
-//! in how they pass control to the next micro-op.
+//! and [`kernel_facing`] (the micro-ops that talk to the kernel, S18). Every
+//! dispatch loop (`dispatch/`) is generated from the same list and differs
+//! only in how it passes control to the next micro-op; the compiled tier
+//! builds each body's lowering (`OpBody::lower`).
 
 pub(crate) mod arith;
 pub(crate) mod control;
@@ -52,7 +52,7 @@ pub(crate) struct Ctx<O: Observer> {
     /// The stream's program compiled (the `jit` variant), when it is.
     #[cfg(feature = "jit")]
     pub code: Option<crate::exec::lower::Compiled>,
-    /// The stream's `Program` (decode.rs, a layer above this one, hence
+    /// The stream's `Program` (decode/, a layer above this one, hence
     /// erased), for the `tiered` variant, which compiles it once it is hot.
     #[cfg(feature = "jit")]
     pub program: *const (),

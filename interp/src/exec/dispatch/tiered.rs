@@ -2,7 +2,7 @@
 //! table (the subroutine loop where that variant is not built) and moves
 //! to the compiled tier (`jit.rs`) once it is hot: when the turns that ran
 //! out of fuel have run about as many micro-ops as its compile costs
-//! (`Program::heat`, decode.rs's `BREAK_EVEN`, D33). A program whose turns
+//! (`Program::heat`, decode/'s `BREAK_EVEN`, D33). A program whose turns
 //! end on the kernel (waits, full slots) never gets hot: compiled code
 //! leaves for the interpreter at every micro-op that reads or changes the
 //! kernel, and runs such programs slower than the tail variant. The move

@@ -4,7 +4,7 @@
 //! into turns. The rest of the budget's path, for a reader following it:
 //! the handlers count it per micro-op (step.rs, `Unit::counted`; the
 //! switch loop), a block's head charges its whole block (dispatch/chain.rs,
-//! `head`; decode.rs cuts the blocks), a superinstruction stops between
+//! `head`; decode/ cuts the blocks), a superinstruction stops between
 //! its two micro-ops when one unit is left (step.rs, `run_pair`), and a
 //! micro-op that reads or changes the kernel returns `Exit::Resync` inside
 //! a span (bodies, `Ctx::resync`).
