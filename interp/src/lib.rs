@@ -75,7 +75,7 @@
 // guaranteed tail calls; the queue's turn compares the window's 16 core
 // counts at once (exec/kernel/queue.rs); records pushed without a grow path
 // (exec/kernel/records.rs). Without it the engine builds on stable Rust.
-#![cfg_attr(feature = "nightly", feature(explicit_tail_calls))]
+#![cfg_attr(feature = "handlers", feature(explicit_tail_calls))]
 #![cfg_attr(feature = "nightly", feature(portable_simd))]
 #![cfg_attr(feature = "nightly", feature(vec_push_within_capacity))]
 #![cfg_attr(feature = "loop_match", feature(loop_match))]

@@ -42,11 +42,11 @@ macro_rules! handler_fn {
         $(#[$m])* pub(crate) unsafe extern "rust-preserve-none" fn $name $($rest)*
     };
 }
-#[cfg(any(feature = "tail", feature = "threaded", feature = "indirect"))]
+#[cfg(feature = "handlers")]
 pub(crate) use handler_fn;
 
 /// Hands control to the next handler as a guaranteed tail call.
-#[cfg(feature = "nightly")]
+#[cfg(feature = "chain")]
 macro_rules! tail_call {
     ($f:expr, $ip:expr, $regs:expr, $acc:expr, $ctx:expr, $fuel:expr) => {
         become ($f)(
@@ -59,7 +59,7 @@ macro_rules! tail_call {
         )
     };
 }
-#[cfg(feature = "nightly")]
+#[cfg(feature = "chain")]
 pub(crate) use tail_call;
 
 handler_fn! {

@@ -80,7 +80,7 @@ const _: () = assert!(
 /// The length of a handler table indexed by `op` bytes: every [`OpIndex`],
 /// then (from [`HEAD`] on) every index as a head. The entries between are
 /// never used.
-#[cfg(any(feature = "tail", feature = "threaded", feature = "subroutine"))]
+#[cfg(feature = "table")]
 pub(crate) const TABLE_LEN: usize = HEAD as usize + HANDLERS;
 
 /// Where a head keeps its block's length: in `imm` when its (first)
@@ -231,6 +231,7 @@ macro_rules! define_op_index_all {
 
             /// The micro-op of a plain index or a variant, the first
             /// micro-op of a superinstruction; `None` for `End`.
+            #[cfg(any(feature = "chain", feature = "jit"))]
             pub(crate) const fn first_opcode(self) -> Option<Opcode> {
                 match self {
                     $(OpIndex::$name => Some(Opcode::$name),)*
@@ -245,6 +246,7 @@ macro_rules! define_op_index_all {
 
 crate::for_each_op!(define_op_index);
 
+#[cfg(feature = "matched")]
 impl OpIndex {
     /// The index stored in an instruction's `op` byte (the [`HEAD`] bit
     /// ignored).

@@ -10,25 +10,13 @@
 //! fuel (machine/budget.rs); a block's head charges its whole block
 //! (dispatch/chain.rs, `head`), and what one unit costs is decided here.
 
-#[cfg(any(
-    feature = "tail",
-    feature = "threaded",
-    feature = "subroutine",
-    feature = "indirect",
-    feature = "loop_match"
-))]
+#[cfg(feature = "units")]
 use std::marker::PhantomData;
 
 use super::bodies::{self, Ctx, OpBody};
 use super::inst::{Exit, Flow, HANDLERS, Inst, OpIndex, for_each_fused};
 use super::observer::Observer;
-#[cfg(any(
-    feature = "tail",
-    feature = "threaded",
-    feature = "subroutine",
-    feature = "indirect",
-    feature = "loop_match"
-))]
+#[cfg(feature = "units")]
 use super::operand::Regs;
 use super::operand::Src;
 
@@ -94,7 +82,7 @@ pub(crate) unsafe fn step<B: OpBody, O: Observer, S: Src>(
     }
 }
 
-#[cfg(any(feature = "tail", feature = "threaded"))]
+#[cfg(feature = "chain")]
 /// Runs the superinstruction `A` then `B` at `ip` inside a block whose fuel
 /// was charged at its head (inst.rs "Blocks"): `fuel` is what is left
 /// after the charge. `Err` after recording the exit point of the micro-op
@@ -152,13 +140,7 @@ pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Sr
     }
 }
 
-#[cfg(any(
-    feature = "tail",
-    feature = "threaded",
-    feature = "subroutine",
-    feature = "indirect",
-    feature = "loop_match"
-))]
+#[cfg(feature = "units")]
 /// What one handler runs: one micro-op ([`One`]) or a superinstruction's two
 /// ([`Pair`]).
 pub(crate) trait Unit {
@@ -176,7 +158,7 @@ pub(crate) trait Unit {
         acc: &mut u32,
     ) -> Result<(*const Inst, u32), Exit>;
 
-    #[cfg(any(feature = "tail", feature = "threaded"))]
+    #[cfg(feature = "chain")]
     /// Runs the unit inside a block whose head charged it; `fuel` is what
     /// is left after the charge. `Err` after recording the exit point with
     /// the stopping micro-op's unit given back (it ends its block).
@@ -192,24 +174,12 @@ pub(crate) trait Unit {
     ) -> Result<*const Inst, Exit>;
 }
 
-#[cfg(any(
-    feature = "tail",
-    feature = "threaded",
-    feature = "subroutine",
-    feature = "indirect",
-    feature = "loop_match"
-))]
+#[cfg(feature = "units")]
 /// One micro-op body as a [`Unit`], reading the operands `S` names from
 /// the accumulator when its block's head paid (a forwarding variant).
 pub(crate) struct One<B, S = Regs>(PhantomData<(B, S)>);
 
-#[cfg(any(
-    feature = "tail",
-    feature = "threaded",
-    feature = "subroutine",
-    feature = "indirect",
-    feature = "loop_match"
-))]
+#[cfg(feature = "units")]
 impl<B: OpBody, S: Src> Unit for One<B, S> {
     #[inline(always)]
     unsafe fn counted<O: Observer>(
@@ -225,7 +195,7 @@ impl<B: OpBody, S: Src> Unit for One<B, S> {
         unsafe { step::<B, O, S::Held>(ip, regs, ctx, fuel, acc).map(|next| (next, fuel - 1)) }
     }
 
-    #[cfg(any(feature = "tail", feature = "threaded"))]
+    #[cfg(feature = "chain")]
     #[inline(always)]
     unsafe fn charged<O: Observer>(
         ip: *const Inst,
@@ -240,25 +210,13 @@ impl<B: OpBody, S: Src> Unit for One<B, S> {
     }
 }
 
-#[cfg(any(
-    feature = "tail",
-    feature = "threaded",
-    feature = "subroutine",
-    feature = "indirect",
-    feature = "loop_match"
-))]
+#[cfg(feature = "units")]
 /// A superinstruction, `A` (its operands from where `SA` says: the
 /// register file or in place) then `B` (from where `SB` says: the register
 /// file, or the accumulator `A` left), as a [`Unit`].
 pub(crate) struct Pair<A, B, SA = Regs, SB = Regs>(PhantomData<(A, B, SA, SB)>);
 
-#[cfg(any(
-    feature = "tail",
-    feature = "threaded",
-    feature = "subroutine",
-    feature = "indirect",
-    feature = "loop_match"
-))]
+#[cfg(feature = "units")]
 impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
     #[inline(always)]
     unsafe fn counted<O: Observer>(
@@ -274,7 +232,7 @@ impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
         unsafe { run_pair::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
     }
 
-    #[cfg(any(feature = "tail", feature = "threaded"))]
+    #[cfg(feature = "chain")]
     #[inline(always)]
     unsafe fn charged<O: Observer>(
         ip: *const Inst,
@@ -290,6 +248,7 @@ impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
 
 /// A superinstruction's operand source as `for_each_fused!` names it, as a
 /// [`Src`] type: none is the register file.
+#[cfg(feature = "units")]
 macro_rules! src_or_regs {
     () => {
         $crate::exec::operand::Regs
@@ -298,13 +257,7 @@ macro_rules! src_or_regs {
         $crate::exec::operand::src::$src
     };
 }
-#[cfg(any(
-    feature = "tail",
-    feature = "threaded",
-    feature = "subroutine",
-    feature = "indirect",
-    feature = "loop_match"
-))]
+#[cfg(feature = "units")]
 pub(crate) use src_or_regs;
 
 /// Whether each dense index's unit is straight (`OpBody::STRAIGHT`; a

@@ -27,7 +27,7 @@
 //! block's fuel at its head. The other four count the fuel per micro-op
 //! through the same units (`step::Unit`), or, the switch loop, the bodies.
 
-#[cfg(any(feature = "tail", feature = "threaded"))]
+#[cfg(feature = "chain")]
 pub(crate) mod chain;
 #[cfg(feature = "indirect")]
 pub(crate) mod indirect;
