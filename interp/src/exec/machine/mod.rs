@@ -157,9 +157,10 @@ impl Machine {
         self.programs.push(program);
         self.start(0, 0, length, 0);
         // Some room for the answer up front, so that short runs do not
-        // grow the vectors in the pass loop (more would cost every tiny
-        // run a large allocation; `reserve` gives more).
-        self.kernel.commands.reserve(32);
+        // grow the vectors in the pass loop; at most a small allocation
+        // (under glibc's 1 KiB, D37), so that a tiny run's first answer
+        // pays no large one.
+        self.kernel.commands.reserve(8);
         self.kernel.events.reserve(4);
     }
 
