@@ -191,8 +191,10 @@ pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
             inst.handler = threaded::Threaded::<O>::of(inst.op);
         }
     }
+    // Not for an observer of every micro-op: the jit loop then runs the
+    // subroutine loop and never the code.
     #[cfg(feature = "jit")]
-    if Dispatch::Jit == dispatch {
+    if Dispatch::Jit == dispatch && !O::ENABLED {
         p.compiled();
     }
     let _ = (dispatch, p);
