@@ -5,7 +5,7 @@ A cell is one bundled workload (streams and scenarios) on one variant of
 `Dispatch::ALL`, `jit_compile` (the compiled tier's compile, apart from its
 run) or the reference model, or a first-answer step on a straight-line
 upload (check, decode, a whole run); `icount_cell --list` names them all
-(benches/examples/icount_cell.rs says what each counts). Each is run once
+(benches/src/bin/icount_cell.rs says what each counts). Each is run once
 uncounted and then RUNS times (default 1) under callgrind, counting only the
 cell's own work (`--toggle-collect=icount_cell::counted`), so a count is
 exact and the same run after run.
@@ -71,11 +71,11 @@ def commit_stamp():
 def build(args):
     """The release build of the cell runner; its path."""
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    binary = os.path.join(target, "release", "examples", EXAMPLE)
+    binary = os.path.join(target, "release", EXAMPLE)
     if not args.no_build:
-        print(f"icount: cargo build --release -p kmst-benches --example {EXAMPLE}", file=sys.stderr)
+        print(f"icount: cargo build --release -p kmst-benches --bin {EXAMPLE}", file=sys.stderr)
         if subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "kmst-benches",
-                           "--example", EXAMPLE], cwd=ROOT).returncode != 0:
+                           "--bin", EXAMPLE], cwd=ROOT).returncode != 0:
             raise Failed("the build failed")
     if not os.path.exists(binary):
         raise Failed(f"no {binary}")
@@ -171,7 +171,7 @@ def write_baseline(cells, counts, runs, path=BASELINE):
         "# Instruction counts of every cell, callgrind instructions per run: the contract that",
         "# scripts/icount-check.py checks in CI (1 % either way). Do not edit by hand:",
         "# `UPDATE_ICOUNT=1 scripts/icount-check.py` rewrites it (CONTRIBUTING.md, \"The",
-        "# instruction-count baseline\"); benches/examples/icount_cell.rs says what a cell counts.",
+        "# instruction-count baseline\"); benches/src/bin/icount_cell.rs says what a cell counts.",
         f"# commit: {commit_stamp()}",
         f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d')}",
         f"# rustc: {rustc}",
@@ -329,8 +329,7 @@ def main(argv):
             write_docs()
             return 0
         rustc = out(["rustc", "--version"])
-        if header.get("rustc") and rustc != header["rustc"]:
-            print(f"icount: note: the baseline was made with {header['rustc']}, this is {rustc}", file=sys.stderr)
+        other_rustc = bool(header.get("rustc")) and rustc != header["rustc"]
         bad = []
         for c, ops in cells:
             if c not in base:
@@ -352,6 +351,13 @@ def main(argv):
                   f"({os.path.relpath(BASELINE, ROOT)}):")
             for line in bad:
                 print(f"  {line}")
+            if other_rustc and os.environ.get("ICOUNT_STRICT") != "1":
+                # The counts are a contract for the compiler the baseline
+                # names (the pinned nightly); another one (the nightly
+                # workflow's newest) is reported, not failed.
+                print(f"icount: not failed: the baseline was made with {header['rustc']}, this is {rustc}\n"
+                      "(ICOUNT_STRICT=1 fails anyway; moving the pin refreshes the baseline)")
+                return 0
             print("If the change is meant, run `UPDATE_ICOUNT=1 scripts/icount-check.py` and commit the baseline\n"
                   "and docs/performance.md with it (and say why in CHANGELOG.md when the counts went up).",
                   file=sys.stderr)

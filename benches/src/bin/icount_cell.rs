@@ -3,10 +3,10 @@
 //! contract"), run under callgrind:
 //!
 //! ```sh
-//! cargo build --release -p kmst-benches --example icount_cell
-//! target/release/examples/icount_cell --list        # every cell and its micro-ops
+//! cargo build --release -p kmst-benches --bin icount_cell
+//! target/release/icount_cell --list        # every cell and its micro-ops
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect=icount_cell::counted \
-//!     target/release/examples/icount_cell alu/tail 1
+//!     target/release/icount_cell alu/tail 1
 //! ```
 //!
 //! A cell is `WORKLOAD/WHAT`:
