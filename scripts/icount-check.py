@@ -202,7 +202,7 @@ def per_op(count, ops):
 
 def ratio(a, b):
     v = a / b
-    return fmt(round(v)) if v >= 999.5 else f"{v:.3g}" if v < 100 else f"{v:.0f}"
+    return fmt(round(v)) if v >= 999.5 else f"{v:.0f}" if v >= 99.95 else f"{v:.1f}" if v >= 9.995 else f"{v:.2f}"
 
 
 def table(header, rows):

@@ -133,9 +133,13 @@ const LOAD_STEPS: [&str; 4] = ["check", "decode", "tail", "reference"];
 /// their length).
 fn cells() -> Result<Vec<(String, u64)>, String> {
     let mut out = Vec::new();
-    let mut whats: Vec<&str> = Dispatch::ALL.iter().map(|d| d.name()).collect();
-    if whats.contains(&"jit") {
-        whats.push("jit_compile");
+    // The compiled tier's compile right after its run.
+    let mut whats = Vec::new();
+    for d in Dispatch::ALL {
+        whats.push(d.name());
+        if *d == Dispatch::Jit {
+            whats.push("jit_compile");
+        }
     }
     whats.push("reference");
     for w in compare::bundled().map_err(|e| e.to_string())? {
