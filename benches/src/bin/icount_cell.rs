@@ -56,7 +56,7 @@ enum Run {
     /// A whole run of one implementation.
     Whole(Implementation),
     /// The compiled tier's run, its compile left out.
-    JitRun,
+    JitAlone,
     /// The compiled tier's compile alone.
     JitCompile,
 }
@@ -84,7 +84,7 @@ fn workload_run(w: &Workload, run: Run, warm_up: bool) {
         Run::Whole(v) => part(warm_up, &mut || {
             black_box(w.run_once(v));
         }),
-        Run::JitRun => {
+        Run::JitAlone => {
             let mut m = None;
             part(warm_up, &mut || m = Some(machine(w)));
             let mut m = m.expect("set up");
@@ -177,11 +177,11 @@ fn run_cell(cell: &str, runs: u64) -> Result<(), String> {
         .find(|w| w.name == workload)
         .ok_or_else(|| format!("`{cell}`: no bundled workload `{workload}`"))?;
     let run = match what {
-        "jit" => Run::JitRun,
+        "jit" => Run::JitAlone,
         "jit_compile" => Run::JitCompile,
         name => Run::Whole(name.parse().map_err(|e| format!("`{cell}`: {e}"))?),
     };
-    if matches!(run, Run::JitRun | Run::JitCompile) {
+    if matches!(run, Run::JitAlone | Run::JitCompile) {
         let _: Implementation = "jit".parse().map_err(|e| format!("`{cell}`: {e}"))?;
     }
     // The warm-up, then the counted runs.
