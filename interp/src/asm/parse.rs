@@ -5,7 +5,7 @@
 //! size set). The token readers are in [`cursor`], the two template
 //! syntaxes in [`template`].
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::AsmError;
 use super::lex::{Tok, tokens};
@@ -34,7 +34,12 @@ struct Assembler {
     overrides: [Option<u32>; 4],
     ops: Vec<MicroOp>,
     templates: Vec<Template>,
-    labels: HashMap<String, u32>,
+    /// Ordered, not hashed: a `HashMap`'s random seed would free its keys
+    /// in a different order each process, and so move the heap's later
+    /// allocations (and the instructions `realloc` copies) from one run of
+    /// a measurement to the next (performance.md, "Instruction counts as a
+    /// contract").
+    labels: BTreeMap<String, u32>,
     fixups: Vec<Fixup>,
     size: Option<usize>,
 }
