@@ -62,9 +62,7 @@ cond_jump! {
 pub(crate) struct End;
 impl OpBody for End {
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
-        Lowered::Interpret
-    }
+    const INTERPRETED: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(_: *const Inst, _: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         ctx.reason = Reason::BadJump;

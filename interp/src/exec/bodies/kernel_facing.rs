@@ -1,25 +1,21 @@
 //! The micro-ops that talk to the kernel: HALT, SUBMIT, ENQUEUE, WAIT, RESULT,
 //! EVENT, TIME (S18). The work is in [`crate::exec::kernel`]; these bodies
-//! only read the operands and map the answer onto [`Flow`]. SUBMIT, ENQUEUE,
+//! only read the operands and map the answer onto [`Flow`]; the compiled
+//! tier leaves each to the interpreter (`OpBody::INTERPRETED`). SUBMIT, ENQUEUE,
 //! EVENT and TIME first return [`Exit::Resync`] inside a span of quick passes
 //! (machine/mod.rs, "Spans of quick passes"), so that they run knowing
 //! their pass.
 
 use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
 use crate::exec::inst::Inst;
-#[cfg(feature = "jit")]
-use crate::exec::lower::{Emit, Lowered};
 use crate::exec::observer::Observer;
 use crate::exec::operand::{get, set};
 
 /// `HALT a`: wait while anything of the stream is pending, else end with status a.
 pub(crate) struct Halt;
 impl OpBody for Halt {
-    /// Reads or changes the kernel (or waits on it): the interpreter runs it.
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
-        Lowered::Interpret
-    }
+    const INTERPRETED: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         // SAFETY: OpBody's contract; `ctx.stream` is the running stream.
@@ -36,11 +32,8 @@ impl OpBody for Halt {
 /// `WAIT imm`: go on when at most imm commands and jobs are pending.
 pub(crate) struct Wait;
 impl OpBody for Wait {
-    /// Reads or changes the kernel (or waits on it): the interpreter runs it.
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
-        Lowered::Interpret
-    }
+    const INTERPRETED: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, _: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         // SAFETY: OpBody's contract.
@@ -58,11 +51,8 @@ impl OpBody for Wait {
 /// and `b`, for a template that is not exclusive.
 pub(crate) struct Submit;
 impl OpBody for Submit {
-    /// Reads or changes the kernel (or waits on it): the interpreter runs it.
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
-        Lowered::Interpret
-    }
+    const INTERPRETED: bool = true;
     run_via_acc!();
     #[inline(always)]
     unsafe fn run_acc<O: Observer, S: Src>(
@@ -95,11 +85,8 @@ impl OpBody for Submit {
 /// `ENQUEUE imm, a`: queue template imm as a job of `a` cores.
 pub(crate) struct Enqueue;
 impl OpBody for Enqueue {
-    /// Reads or changes the kernel (or waits on it): the interpreter runs it.
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
-        Lowered::Interpret
-    }
+    const INTERPRETED: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         ctx.resync()?;
@@ -120,11 +107,8 @@ impl OpBody for Enqueue {
 /// `RESULT a`: a = the stream's latest result.
 pub(crate) struct ReadResult;
 impl OpBody for ReadResult {
-    /// Reads or changes the kernel (or waits on it): the interpreter runs it.
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
-        Lowered::Interpret
-    }
+    const INTERPRETED: bool = true;
     const STRAIGHT: bool = true;
     run_via_acc!();
     #[inline(always)]
@@ -147,11 +131,8 @@ impl OpBody for ReadResult {
 /// `EVENT a`: post a progress event with the low 24 bits of a.
 pub(crate) struct Event;
 impl OpBody for Event {
-    /// Reads or changes the kernel (or waits on it): the interpreter runs it.
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
-        Lowered::Interpret
-    }
+    const INTERPRETED: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         ctx.resync()?;
@@ -167,11 +148,8 @@ impl OpBody for Event {
 /// `TIME a`: a = low 32 bits of pass * ticks_per_pass.
 pub(crate) struct Time;
 impl OpBody for Time {
-    /// Reads or changes the kernel (or waits on it): the interpreter runs it.
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(_: &mut E, _: &Inst) -> Lowered {
-        Lowered::Interpret
-    }
+    const INTERPRETED: bool = true;
     #[inline(always)]
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         ctx.resync()?;

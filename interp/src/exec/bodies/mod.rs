@@ -100,6 +100,14 @@ pub(crate) trait OpBody {
     /// block (inst.rs "Blocks") rather than end one.
     const STRAIGHT: bool = false;
 
+    /// True when the compiled tier leaves the micro-op to the interpreter
+    /// (it reads or changes the kernel, or ends the stream): its lowering
+    /// is then [`Lowered::Interpret`] by default. Every other body writes
+    /// its own [`OpBody::lower`]; one that forgets does not build with the
+    /// feature `jit`.
+    #[cfg(feature = "jit")]
+    const INTERPRETED: bool = false;
+
     /// Does the micro-op at `ip`.
     ///
     /// # Safety
@@ -112,7 +120,16 @@ pub(crate) trait OpBody {
     /// [`OpBody::run`] does it: the one definition of what it does, twice
     /// written side by side.
     #[cfg(feature = "jit")]
-    fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered;
+    fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
+        const {
+            assert!(
+                Self::INTERPRETED,
+                "a body the interpreter does not run alone writes its own `lower`"
+            )
+        };
+        let _ = (e, i);
+        Lowered::Interpret
+    }
 
     /// Does the micro-op as [`OpBody::run`], reading the operands `S` names
     /// from `acc` rather than the register file, and, for a straight
