@@ -137,7 +137,7 @@ impl Kind {
     /// beginning, then JSON (`{` or `[` first, after a byte-order mark and
     /// white space), then UTF-8 text without NUL bytes (assembly); anything
     /// else, the empty file too, is upload bytes (an empty or cut upload is
-    /// the check's reason 1).
+    /// the check's `Reason::BadHeader`).
     pub fn of(bytes: &[u8]) -> Kind {
         let magic = kmst::format::MAGIC.to_le_bytes();
         if bytes.starts_with(&magic) || (!bytes.is_empty() && magic.starts_with(bytes)) {

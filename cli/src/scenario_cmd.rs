@@ -240,7 +240,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
             };
             let error = st.error.map_or_else(dash, |e| {
                 let mut text = format!("reason {} at pc {}", e.reason, e.pc);
-                // Reason 1 is the header's (pc 0 names no micro-op).
+                // `Reason::BadHeader` is the header's (pc 0 names no micro-op).
                 if e.reason.number() > 1
                     && let Some(op) = op_at(scenario, st.offset, st.length, e.pc)
                 {

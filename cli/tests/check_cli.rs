@@ -10,7 +10,7 @@ fn temp(name: &str, contents: &[u8]) -> PathBuf {
 }
 
 const GOOD: &str = ".stream max_steps=10 seed=1 req=5\nhalt r0\n";
-// The zero opcode at pc 1 is reason 2; req 5 from the header (S3).
+// The zero opcode at pc 1 is `Reason::UnknownOpcode`; req 5 from the header (S3).
 const BAD: &str = ".stream max_steps=10 seed=1 req=5\nhalt r0\n.op 0, 0, 0, 0, 0\n";
 
 #[test]
@@ -33,7 +33,7 @@ fn check_accepts_and_rejects_with_json() {
 
 #[test]
 fn check_region_size() {
-    // The upload is 128 bytes: a region of 127 rejects it with reason 1; the
+    // The upload is 128 bytes: a region of 127 rejects it with `Reason::BadHeader`; the
     // header (64 bytes at offset 0) is inside, so req is 5.
     let good = temp("region.kms", GOOD.as_bytes());
     let (code, out, _) = kmst(&[
@@ -54,7 +54,7 @@ fn check_region_size() {
 }
 
 /// P5 with S3 and P1: one upload, one req. In a region of 32 bytes even the
-/// header does not fit (reason 1 at pc 0), and the upload is 128 bytes, so
+/// header does not fit (`Reason::BadHeader` at pc 0), and the upload is 128 bytes, so
 /// S3's req for `check` is the header's, 5: `kmst check` reports it, and
 /// `kmst run` posts its one error event with it.
 #[test]

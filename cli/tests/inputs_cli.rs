@@ -108,7 +108,7 @@ fn names_do_not_matter() {
     assert!(out.contains("\"small\""), "{out}");
 }
 
-/// `jmp @99` in a one-micro-op stream: the check rejects it with reason 3
+/// `jmp @99` in a one-micro-op stream: the check rejects it with `Reason::BadJump`
 /// (a jump target out of range, docs/spec.md) at pc 0.
 const REJECTED: &str = ".stream max_steps=10 seed=1\njmp @99\n";
 
@@ -286,7 +286,7 @@ fn more_micro_ops_than_the_format_holds_are_refused() {
         &["65,536 micro-ops: an upload holds at most 65,535"],
     );
     assert!(!bin.exists());
-    // --allow-rejected writes it, for the check to reject with reason 1
+    // --allow-rejected writes it, for the check to reject with `Reason::BadHeader`
     // (a bad header): 64 + 16 · 65,536 = 1,048,640 bytes, as many as 65,535
     // micro-ops padded to 64 bytes (S2).
     let (code, _, err) = kmst(&["asm", s(&kms), "-o", s(&bin), "--allow-rejected"]);
@@ -313,7 +313,7 @@ fn json_is_known_by_its_first_character_a_cut_magic_is_an_upload() {
         }
     }
     // An upload cut inside its magic (`TSMK`) is an upload with a bad
-    // header: the check's reason 1 (docs/spec.md), exit 1.
+    // header: the check's `Reason::BadHeader` (docs/spec.md), exit 1.
     for cut in ["T", "TS", "TSM"] {
         let path = dir.join(format!("cut{}", cut.len()));
         std::fs::write(&path, cut).unwrap();

@@ -231,7 +231,7 @@ fn host_commands_waiting_together_are_not_nested_in_the_trace() {
 #[test]
 fn replay_counts_one_byte_in_the_singular() {
     // One byte: an upload too short for its header, which every
-    // implementation's check rejects alike (reason 1).
+    // implementation's check rejects alike (`Reason::BadHeader`).
     let one = common::temp_in("messages", "", "one_byte", b"\x07");
     let (code, out, err) = kmst(&["replay", "--target", "check", one.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -244,7 +244,7 @@ fn replay_counts_one_byte_in_the_singular() {
 #[test]
 fn scenario_tables_group_passes_by_thousands() {
     // A CANCEL of an unknown req sent in pass 1,500: rejected in the pass
-    // it is sent in (S26, reason 10), nothing else runs.
+    // it is sent in (S26, `Reason::Cancelled`), nothing else runs.
     let file = common::temp_in(
         "messages",
         "",

@@ -69,7 +69,7 @@ fn the_summary_names_the_error_and_its_micro_op() {
     let dir = std::env::temp_dir().join(format!("kmst-run-cli-mod-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("mod_zero.kms");
-    // r0 starts at 0 (S11), so the MOD at pc 1 divides by zero: reason 7 at pc 1.
+    // r0 starts at 0 (S11), so the MOD at pc 1 divides by zero: `Reason::ModByZero` at pc 1.
     std::fs::write(
         &path,
         ".stream max_steps=10 seed=1\nset r1, 5\nmod r2, r1, r0\n",

@@ -66,7 +66,7 @@ fn json_is_the_reference_answer_worked_out_by_hand() {
         ])
     );
     // S36: each stream with its range (the length of the upload at its
-    // offset); cancel(9) finds no stream with req 9: rejected, reason 10 (S34).
+    // offset); cancel(9) finds no stream with req 9: rejected, `Reason::Cancelled` (S34).
     assert_eq!(
         v["streams"],
         json!([
@@ -142,9 +142,9 @@ fn kms_uploads_are_assembled() {
 #[test]
 fn the_tables() {
     // spin (req 7): `top: jmp top`, pc 0 for ever; cancel(7) in pass 2 ends it
-    // with reason 10 at pc 0 (S34), whose micro-op is the JMP; a second RUN of
+    // with `Reason::Cancelled` at pc 0 (S34), whose micro-op is the JMP; a second RUN of
     // the same range in pass 1 is rejected (its range overlaps the active
-    // stream's, S6, reason 1), deadline(0) too (S31).
+    // stream's, S6, `Reason::BadHeader`), deadline(0) too (S31).
     let test = "scenario-cli-tables";
     temp_in(
         test,

@@ -209,7 +209,7 @@ fn a_step_limit_inside_a_long_block_worked_out_by_hand() {
         assert_eq!((r.status, r.halt), (Status::Ended, Some(300)), "{d}");
     }
     // max_steps 200: the 200 steps run out before the micro-op at pc 200
-    // (inside the first block of 255): reason 6 at pc 200 (S17).
+    // (inside the first block of 255): `Reason::StepLimit` at pc 200 (S17).
     let data = upload(200, 0, 1, 0, ops, vec![]).encode();
     for &d in Dispatch::ALL {
         let r = simulate(&data, &Params::default(), d);

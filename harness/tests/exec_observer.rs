@@ -92,7 +92,7 @@ fn hooks_of_a_submit_wait_halt_run() {
 }
 
 /// RAND then MOD run as one pair (`RandMod`, inst.rs) in every variant
-/// that fuses; a MOD by zero (c = 0: reason 7 at the MOD) ends the stream
+/// that fuses; a MOD by zero (c = 0: `Reason::ModByZero` at the MOD) ends the stream
 /// there, and the turn counts the micro-ops that completed before it, SET
 /// and RAND (S17), whichever half of the pair stops.
 #[test]

@@ -76,7 +76,7 @@ fn arithmetic_then_halt_in_pass_zero() {
 #[test]
 fn sixty_four_micro_ops_without_halt_err_in_pass_one() {
     // S17: the budget of 64 ends the turn first; the pc == op_count test runs
-    // at the start of the next turn, in pass 1: reason 3 at pc 64.
+    // at the start of the next turn, in pass 1: `Reason::BadJump` at pc 64.
     let ops = (0..64).map(|i| op(Set, 0, 0, 0, i)).collect();
     let data = upload(1000, 0, 1, 7, ops, vec![]).encode();
     let r = run(&data, &Params::default());
@@ -92,7 +92,7 @@ fn sixty_four_micro_ops_without_halt_err_in_pass_one() {
 #[test]
 fn step_limit_names_the_next_micro_op() {
     // JMP 0 forever with max_steps 3: three JMPs complete, the fourth would be
-    // the max_steps + 1th: reason 6 at pc 0, in pass 0 (budget 64 not reached).
+    // the max_steps + 1th: `Reason::StepLimit` at pc 0, in pass 0 (budget 64 not reached).
     let data = upload(3, 0, 1, 0, vec![op(Jmp, 0, 0, 0, 0)], vec![]).encode();
     let r = run(&data, &Params::default());
     assert_eq!(r.error, err(Reason::StepLimit, 0));
@@ -119,7 +119,7 @@ fn step_limit_names_the_next_micro_op() {
 #[test]
 fn running_off_the_end_before_the_step_limit() {
     // One SET and max_steps 1: after it the pc is op_count and the steps are
-    // used up; S17 tests pc == op_count first: reason 3 at pc 1, pass 0.
+    // used up; S17 tests pc == op_count first: `Reason::BadJump` at pc 1, pass 0.
     let data = upload(1, 0, 1, 0, vec![op(Set, 1, 0, 0, 1)], vec![]).encode();
     let r = run(&data, &Params::default());
     assert_eq!(r.error, err(Reason::BadJump, 1));
@@ -220,7 +220,7 @@ fn a_long_delay_is_skipped_exactly() {
 #[test]
 fn a_late_command_stops_the_grid() {
     // Never acknowledged, deadline_passes 10: late after the sweep of pass
-    // 0 + 10 = 10; the stream is active: reason 8 at the SUBMIT (pc 1).
+    // 0 + 10 = 10; the stream is active: `Reason::Deadline` at the SUBMIT (pc 1).
     let tmpl = || vec![template(1, 0, (0, 1), &[], &[])];
     let data = upload(10, 0, 1, 3, wait_program(), tmpl()).encode();
     let params = Params {
@@ -257,7 +257,7 @@ fn a_late_command_stops_the_grid() {
 
 #[test]
 fn cancel_then_timeout_of_the_command_left_in_flight() {
-    // Cancel in pass 5 while WAIT (pc 1) waits: reason 10 at pc 1 in pass 5.
+    // Cancel in pass 5 while WAIT (pc 1) waits: `Reason::Cancelled` at pc 1 in pass 5.
     // The command stays in flight; with deadline_passes 20 it is late in pass
     // 20: TIMEOUT with the slot (0) and the req, the grid stopped (S14).
     let ops = vec![
@@ -289,7 +289,7 @@ fn cancel_then_timeout_of_the_command_left_in_flight() {
     );
     assert!(r.stopped);
     assert_eq!(r.passes, 21);
-    // Cancel in pass 0 (S15): reason 10 at pc 0, nothing ran.
+    // Cancel in pass 0 (S15): `Reason::Cancelled` at pc 0, nothing ran.
     let params = Params {
         cancel_pass: Some(0),
         ..Params::default()
@@ -339,20 +339,20 @@ fn slots_fill_lowest_first_and_submit_waits() {
 
 #[test]
 fn bad_group_and_bad_enqueue() {
-    // first 100 + count 20 > 119: reason 11 at the SUBMIT.
+    // first 100 + count 20 > 119: `Reason::BadGroup` at the SUBMIT.
     let t = || vec![template(1, 0, (100, 20), &[], &[])];
     let data = upload(10, 0, 1, 0, vec![op(Submit, 0, 0, 0, 0)], t()).encode();
     assert_eq!(
         run(&data, &Params::default()).error,
         err(Reason::BadGroup, 0)
     );
-    // ENQUEUE with r0 = 0 cores: reason 9.
+    // ENQUEUE with r0 = 0 cores: `Reason::BadEnqueue`.
     let data = upload(10, 0, 1, 0, vec![op(Enqueue, 0, 0, 0, 0)], t()).encode();
     assert_eq!(
         run(&data, &Params::default()).error,
         err(Reason::BadEnqueue, 0)
     );
-    // ENQUEUE of 120 cores on a 119-core grid: reason 9 at pc 1.
+    // ENQUEUE of 120 cores on a 119-core grid: `Reason::BadEnqueue` at pc 1.
     let ops = vec![op(Set, 0, 0, 0, 120), op(Enqueue, 0, 0, 0, 0)];
     let data = upload(10, 0, 1, 0, ops, t()).encode();
     assert_eq!(
@@ -592,7 +592,7 @@ fn a_machine_runs_once() {
 
 #[test]
 fn a_rejected_upload_is_one_error_event_in_pass_zero() {
-    // P1: a bad magic (reason 1, pc 0): check = error, one STREAM_ERROR at
+    // P1: a bad magic (`Reason::BadHeader`, pc 0): check = error, one STREAM_ERROR at
     // pass 0 with the header's req (S3), passes 1, no commands.
     let mut data = upload(10, 0, 1, 99, vec![op(Halt, 0, 0, 0, 0)], vec![]).encode();
     data[0] ^= 1;
@@ -606,7 +606,7 @@ fn a_rejected_upload_is_one_error_event_in_pass_zero() {
         (1, kind::STREAM_ERROR, 99, 1, 0)
     );
     assert_eq!(r.passes, 1);
-    // An unknown opcode 11 at pc 1: reason 2 at pc 1.
+    // An unknown opcode 11 at pc 1: `Reason::UnknownOpcode` at pc 1.
     let mut ops = vec![op(Halt, 0, 0, 0, 0), op(Halt, 0, 0, 0, 0)];
     ops[1].op = 11;
     let r = run(

@@ -103,7 +103,7 @@ fn a_panicking_variant_is_a_divergence() {
 
 #[test]
 fn checker_slips_are_reported() {
-    // An unknown opcode (0) at pc 1: reason 2 at pc 1; the slip says pc 2.
+    // An unknown opcode (0) at pc 1: `Reason::UnknownOpcode` at pc 1; the slip says pc 2.
     let mut u = job_example();
     u.ops[1].op = 0;
     let data = u.encode();
@@ -128,7 +128,7 @@ fn checker_slips_are_reported() {
     ]);
     let d = check_with(Target::Check, &data, data.len() as u64, &args, &req_slip).unwrap_err();
     assert!(d.title.contains("check_run"), "{}", d.title);
-    // The real pair agrees on it: reason 2 (unknown opcode) at pc 1.
+    // The real pair agrees on it: `Reason::UnknownOpcode` (unknown opcode) at pc 1.
     let real = boxed(vec![
         Box::new(Implementation::Reference),
         Box::new(Implementation::Fast(Dispatch::Tail)),

@@ -255,8 +255,8 @@ fn sweep() {
 
 /// The block-edge generator (target `sim_edges`) agrees in every variant
 /// and reaches what it aims at: runs over several passes (turns that end
-/// on the budget), runs cut by `max_steps` (reason 6, S14), MOD by zero
-/// inside a block (reason 7), and runs that end.
+/// on the budget), runs cut by `max_steps` (`Reason::StepLimit`, S14), MOD by zero
+/// inside a block (`Reason::ModByZero`), and runs that end.
 #[test]
 fn edges_generator_agrees() {
     let seen = pass(Target::SimEdges, 3_000, |i| random_bytes(i, 1024));

@@ -47,7 +47,7 @@ fn profiles_of_random_streams_are_consistent() {
         assert!(p.turns.ops_histogram.iter().all(|r| r.ops <= p.turn_budget));
         let executed: u64 = p.pcs.iter().map(|l| l.executed).sum();
         assert_eq!(executed, p.micro_ops, "{ctx}");
-        // The step limit (S17): reason 6 after exactly max_steps micro-ops.
+        // The step limit (S17): `Reason::StepLimit` after exactly max_steps micro-ops.
         let max_steps = u64::from(Header::from_bytes(&case.upload).unwrap().max_steps);
         assert!(p.micro_ops <= max_steps, "{ctx}");
         if let Some(StreamError {

@@ -255,7 +255,7 @@ fn the_queue_depth_follows_the_queues_turns() {
 
 #[test]
 fn a_failing_micro_op_is_attempted_but_not_executed() {
-    // MOD by zero at pc 1 (r1 = 0): the stream ends with reason 7 in pass
+    // MOD by zero at pc 1 (r1 = 0): the stream ends with `Reason::ModByZero` in pass
     // 0 after one micro-op (the SET); the MOD counts no step (S17).
     let src = "
 .stream max_steps=1000 seed=1
@@ -275,7 +275,7 @@ fn a_failing_micro_op_is_attempted_but_not_executed() {
 #[test]
 fn running_off_the_end_after_a_full_turn() {
     // 64 ADDIs without HALT (S17): pass 0 runs all 64 (budget), pass 1
-    // finds pc 64 == op_count and ends with reason 3, running nothing.
+    // finds pc 64 == op_count and ends with `Reason::BadJump`, running nothing.
     let mut src = String::from(".stream max_steps=1000 seed=1\n");
     for _ in 0..64 {
         src.push_str("addi r0, r0, 1\n");

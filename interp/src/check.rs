@@ -43,7 +43,7 @@ struct Layout {
     templates_at: usize,
 }
 
-/// Check 1 (reason 1, pc 0): the header and the total size (S2).
+/// Check 1 (`Reason::BadHeader`, pc 0): the header and the total size (S2).
 fn check_header(data: &[u8], region_size: u64) -> Result<Layout, StreamError> {
     let len = data.len() as u64;
     if len < HEADER_LEN as u64 || !len.is_multiple_of(64) || len > region_size {
@@ -272,7 +272,7 @@ pub struct RunPlace {
 
 impl RunPlace {
     /// S6's tests before the check, in order: alignment, range, overlap with
-    /// an active range, an active req. True when one fails (reason 1, pc 0).
+    /// an active range, an active req. True when one fails (`Reason::BadHeader`, pc 0).
     pub fn rejected(&self, region_size: u64, active: &[(u64, u64)], active_reqs: &[u32]) -> bool {
         // The range's end in u128, which cannot wrap: one test where
         // `offset > region_size` and the length's room were two (whose
@@ -287,7 +287,7 @@ impl RunPlace {
     }
 }
 
-/// The error of every test of `check_run` before the check (reason 1, pc 0; S6).
+/// The error of every test of `check_run` before the check (`Reason::BadHeader`, pc 0; S6).
 pub const RUN_REJECTED: StreamError = BAD_HEADER;
 
 /// An upload the check has accepted, read in place without copying.

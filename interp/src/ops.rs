@@ -11,7 +11,7 @@
 //! `Name = opcode, mnemonic, [register fields], imm_kind, "meaning";`
 //! where the register fields are a subset of `a b c` in that order and
 //! `imm_kind` is one of `none`, `value` (an integer operand), `target` (a jump
-//! target, checked with reason 3) or `template` (a template index, reason 5).
+//! target, checked with `Reason::BadJump`) or `template` (a template index, `Reason::BadTemplate`).
 
 /// Calls `$m!` with the list of every micro-op (see the module doc for the form).
 #[macro_export]
@@ -61,9 +61,9 @@ pub enum ImmKind {
     None,
     /// An integer operand.
     Value,
-    /// A jump target (reason 3 when out of range).
+    /// A jump target (`Reason::BadJump` when out of range).
     Target,
-    /// A template index (reason 5 when out of range).
+    /// A template index (`Reason::BadTemplate` when out of range).
     Template,
 }
 
@@ -107,7 +107,7 @@ macro_rules! define_opcode {
             /// Every opcode, in the order of the definition list.
             pub const ALL: &'static [Opcode] = &[$(Opcode::$name,)*];
 
-            /// The opcode with this number, or `None` for an invalid one (reason 2).
+            /// The opcode with this number, or `None` for an invalid one (`Reason::UnknownOpcode`).
             #[inline]
             pub const fn from_u8(byte: u8) -> Option<Opcode> {
                 match byte {

@@ -146,7 +146,7 @@ fn labels_and_targets() {
     assert_eq!(u.ops[1].imm, 1);
     assert_eq!(u.ops[2].imm, 2);
     assert_eq!(u.ops[3].imm, 0);
-    // `end` is 4 = op_count: assembled, but the check rejects it (reason 3 at pc 3).
+    // `end` is 4 = op_count: assembled, but the check rejects it (`Reason::BadJump` at pc 3).
     let bytes = assemble(&format!(
         "{HEAD}jlt r3, r4, end\nhalt r0\njmp end\nhalt r0\nend:\n"
     ))
@@ -268,7 +268,7 @@ fn explicit_templates_and_mixing() {
 
 #[test]
 fn raw_forms_reach_every_fault() {
-    // reason 2: an unknown opcode; 4: a register number 16; 3 and 5: indexes out of range.
+    // `Reason::UnknownOpcode`: an unknown opcode; 4: a register number 16; 3 and 5: indexes out of range.
     assert_eq!(
         rejected(&format!("{HEAD}halt r0\n.op 11, 0, 0, 0, 0\n")),
         StreamError {
@@ -315,7 +315,7 @@ fn raw_forms_reach_every_fault() {
         );
     }
     // Header overrides and `.size`. (op_count=2 would still fit the one 64-byte
-    // line of micro-ops, so the size test passes and the zero op 1 is reason 2.)
+    // line of micro-ops, so the size test passes and the zero op 1 is `Reason::UnknownOpcode`.)
     assert_eq!(
         rejected(".stream max_steps=1 seed=1 op_count=2\nhalt r0\n"),
         StreamError {

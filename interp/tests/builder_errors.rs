@@ -197,7 +197,7 @@ fn labels() {
     assert_eq!(s.encode(), Err(BuildError::UnboundLabel(0)));
     s.bind(l).unwrap();
     assert_eq!(s.bind(l), Err(BuildError::LabelRebound(0)));
-    // `l` is at the end of the program: a jump there would be rejected (reason 3).
+    // `l` is at the end of the program: a jump there would be rejected (`Reason::BadJump`).
     assert!(matches!(
         s.encode(),
         Err(BuildError::JumpPastEnd {

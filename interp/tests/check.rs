@@ -226,7 +226,7 @@ fn command_count_65536_rejected(c: &Checker) {
     }
     data[64] = 20;
     assert_eq!(c.check(&data, 16 * MIB), err(Reason::BadHeader, 0));
-    // 65,535 templates of zeros would be reason 5, not 1: the count itself is fine.
+    // 65,535 templates of zeros would be `Reason::BadTemplate`, not 1: the count itself is fine.
     data.truncate(128 + (65_535 * 80usize).div_ceil(64) * 64);
     data[12..16].copy_from_slice(&65_535u32.to_le_bytes());
     assert_eq!(c.check(&data, 16 * MIB), err(Reason::BadTemplate, 0));
@@ -262,7 +262,7 @@ fn reason_2_unknown_opcode(c: &Checker) {
 }
 
 fn reason_4_register_in_a_used_field_only(c: &Checker) {
-    // ADD reads a, b, c: r16 in c is reason 4 at pc 0.
+    // ADD reads a, b, c: r16 in c is `Reason::BadRegister` at pc 0.
     assert_eq!(
         c.check(&upload(&[[3, 0, 0, 16, 0], OK_HALT], &[]), MIB),
         err(Reason::BadRegister, 0)
@@ -272,7 +272,7 @@ fn reason_4_register_in_a_used_field_only(c: &Checker) {
         c.check(&upload(&[[2, 1, 15, 200, 0], OK_HALT], &[]), MIB),
         Ok(())
     );
-    // MOV b = 16 is reason 4.
+    // MOV b = 16 is `Reason::BadRegister`.
     assert_eq!(
         c.check(&upload(&[OK_HALT, [2, 1, 16, 0, 0]], &[]), MIB),
         err(Reason::BadRegister, 1)
@@ -334,7 +334,7 @@ fn reason_5_template_index(c: &Checker) {
 }
 
 fn order_within_one_op(c: &Checker) {
-    // JLT with register a = 16 and target out of range: register first (reason 4).
+    // JLT with register a = 16 and target out of range: register first (`Reason::BadRegister`).
     assert_eq!(
         c.check(&upload(&[[17, 16, 0, 0, 9], OK_HALT], &[]), MIB),
         err(Reason::BadRegister, 0)
@@ -352,13 +352,13 @@ fn order_within_one_op(c: &Checker) {
 }
 
 fn earlier_op_wins(c: &Checker) {
-    // Reason 2 at pc 3 vs reason 4 at pc 1: pc 1 wins.
+    // `Reason::UnknownOpcode` at pc 3 vs `Reason::BadRegister` at pc 1: pc 1 wins.
     let ops = [OK_HALT, [3, 0, 0, 17, 0], OK_HALT, [0, 0, 0, 0, 0]];
     assert_eq!(
         c.check(&upload(&ops, &[]), MIB),
         err(Reason::BadRegister, 1)
     );
-    // Reason 4 at pc 2 vs reason 3 at pc 0: pc 0 wins.
+    // `Reason::BadRegister` at pc 2 vs `Reason::BadJump` at pc 0: pc 0 wins.
     let ops = [[16, 0, 0, 0, 9], OK_HALT, [10, 16, 0, 0, 0]];
     assert_eq!(c.check(&upload(&ops, &[]), MIB), err(Reason::BadJump, 0));
 }
@@ -616,7 +616,7 @@ fn check_run_active_req(c: &Checker) {
 }
 
 fn check_run_order_alignment_before_check(c: &Checker) {
-    // Unaligned offset with an upload that has an op fault: reason 1, not 2.
+    // Unaligned offset with an upload that has an op fault: `Reason::BadHeader`, not 2.
     let bad = upload(&[[0, 0, 0, 0, 0]], &[]);
     assert_eq!(
         run(c, &bad, 64 + 1, 4096, &[], &[]),

@@ -92,7 +92,7 @@ fn header_ops_and_templates_where_the_spec_puts_them() {
 
 #[test]
 fn decode_carries_the_checks_reason_and_pc() {
-    // S10: decode of a rejected upload is the check's error. Op 1 with opcode 0 -> reason 2 at pc 1.
+    // S10: decode of a rejected upload is the check's error. Op 1 with opcode 0 -> `Reason::UnknownOpcode` at pc 1.
     let mut u = Upload {
         header: Header {
             max_steps: 1,

@@ -155,11 +155,11 @@ fn two_placed_streams_rotate() {
 #[test]
 fn a_fifth_run_and_cancels() {
     // S28: five spinning streams RUN in pass 0; the fifth finds four active and
-    // is rejected with reason 1 at pc 0: one STREAM_ERROR, aux 1 | 0 << 8, with
+    // is rejected with `Reason::BadHeader` at pc 0: one STREAM_ERROR, aux 1 | 0 << 8, with
     // its header's req 5 (128 >= 64 bytes, 4096 + 64 <= region). S34: cancels
     // in pass 2 end each active stream at its current pc 0 (JMP to itself)
-    // with reason 10, aux 10, in list order; cancel(5) finds no active stream
-    // with req 5: rejected with reason 10, no event. passes = 2 + 1.
+    // with `Reason::Cancelled`, aux 10, in list order; cancel(5) finds no active stream
+    // with req 5: rejected with `Reason::Cancelled`, no event. passes = 2 + 1.
     let mut b = ScenarioBuilder::default();
     for i in 0..5u64 {
         b.place_stream(1024 * i, &spin(i + 1)).unwrap();

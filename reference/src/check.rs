@@ -19,7 +19,7 @@ pub const OP_LEN: u64 = 16;
 pub const TEMPLATE_LEN: u64 = 80;
 /// Most micro-ops (and most templates) of a stream.
 pub const MAX_OPS: u32 = 65_535;
-/// The register that must be below this number (reason 4, S4).
+/// The register that must be below this number (`Reason::BadRegister`, S4).
 pub const REGISTERS: u8 = 16;
 
 /// What a micro-op's imm means to the check (S4).
@@ -27,9 +27,9 @@ pub const REGISTERS: u8 = 16;
 pub enum Imm {
     /// Not checked (ignored, or an integer operand).
     Plain,
-    /// A jump target: below op_count or reason 3.
+    /// A jump target: below op_count or `Reason::BadJump`.
     Target,
-    /// A template index: below command_count or reason 5.
+    /// A template index: below command_count or `Reason::BadTemplate`.
     Template,
 }
 
@@ -121,7 +121,7 @@ fn fault(reason: Reason, pc: u32) -> Result<(), StreamError> {
 /// (S2, S4, S5).
 pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     let len = data.len() as u64;
-    // 1. The header (reason 1, pc 0); the order within it is that of the spec.
+    // 1. The header (`Reason::BadHeader`, pc 0); the order within it is that of the spec.
     if len < HEADER_LEN || !len.is_multiple_of(64) || len > region_size {
         return fault(Reason::BadHeader, 0);
     }
@@ -167,7 +167,7 @@ pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
         }
     }
 
-    // 3. Each template in order (reason 5), at the lowest pc that uses it, else 0 (S5).
+    // 3. Each template in order (`Reason::BadTemplate`), at the lowest pc that uses it, else 0 (S5).
     let base = templates_at(h.op_count);
     for index in 0..h.command_count {
         let at = base + u64::from(index) * TEMPLATE_LEN;

@@ -56,7 +56,7 @@ fn header_faults_are_reason_1_at_pc_0() {
     // op_count 5 does not match the two micro-ops laid out (pad64(5*16)=128 != 64).
     assert_eq!(bad(&|u| u.op_count = Some(5)), e);
     // op_count 3 still pads to 64 bytes: the layout's size is unchanged, but the
-    // third micro-op is the zero padding: opcode 0, reason 2 at pc 2.
+    // third micro-op is the zero padding: opcode 0, `Reason::UnknownOpcode` at pc 2.
     assert_eq!(
         bad(&|u| u.op_count = Some(3)),
         err(Reason::UnknownOpcode, 2)
@@ -68,7 +68,7 @@ fn header_faults_are_reason_1_at_pc_0() {
 
 #[test]
 fn huge_counts_do_not_overflow() {
-    // op_count and command_count at their maxima, with a tiny upload: reason 1.
+    // op_count and command_count at their maxima, with a tiny upload: `Reason::BadHeader`.
     let mut u = good();
     u.op_count = Some(65_535);
     u.command_count = Some(65_535);
@@ -174,7 +174,7 @@ fn template_indexes_are_reason_5_at_the_micro_op() {
 #[test]
 fn within_a_micro_op_registers_come_before_the_target() {
     // S4: opcode, registers a b c, jump target, template. JLT with b = 16 and
-    // target 99: reason 4, not 3. ENQUEUE with a = 16 and index 5: reason 4.
+    // target 99: `Reason::BadRegister`, not 3. ENQUEUE with a = 16 and index 5: `Reason::BadRegister`.
     let mut u = Up::new();
     u.op(17, 0, 16, 0, 99).halt(0);
     assert_eq!(check(&u.bytes(), REGION), err(Reason::BadRegister, 0));
@@ -190,7 +190,7 @@ fn micro_ops_come_in_order_and_before_templates() {
     u.set(0, 0).set(16, 0).op(0, 0, 0, 0, 0).halt(0);
     assert_eq!(check(&u.bytes(), REGION), err(Reason::BadRegister, 1));
     // A bad template (handler 0) used at pc 0 and an unknown opcode at pc 2:
-    // the micro-ops are checked first, reason 2 at pc 2.
+    // the micro-ops are checked first, `Reason::UnknownOpcode` at pc 2.
     let mut u = Up::new();
     u.submit(0).halt(0).op(99, 0, 0, 0, 0);
     u.template(Tpl::group(0, 0, 1));
@@ -344,9 +344,9 @@ fn check_run_rules() {
         )
     );
     // Short data: req 0; the active-req test needs 64 bytes, so a short upload
-    // fails in check (reason 1) even with req 0 active.
+    // fails in check (`Reason::BadHeader`) even with req 0 active.
     assert_eq!(check_run(&[0; 32], 0, REGION, &[], &[0]), (reject, 0));
-    // S6 order: an offset fault comes before the overlap, both reason 1; an
+    // S6 order: an offset fault comes before the overlap, both `Reason::BadHeader`; an
     // accepted range with an active req is rejected before check would accept.
     assert_eq!(check_run(&b, 64, REGION, &[(0, 128)], &[7]), (reject, 7));
 }

@@ -276,7 +276,7 @@ fn s29_rotation_with_four_streams() {
 #[test]
 fn s28_a_fifth_run_is_rejected_until_a_stream_ends() {
     // Five HALT-only uploads (reqs 1..5), five RUNs in pass 0: the fifth is
-    // rejected in the host phase (reason 1, pc 0, its header's req 5) before
+    // rejected in the host phase (`Reason::BadHeader`, pc 0, its header's req 5) before
     // any turn; the four halt in pass 0 in start order. The same RUN again in
     // pass 1 finds no active stream: accepted, stream 4, halts in pass 1.
     let uploads: Vec<Vec<u8>> = (1..=5).map(|req| events_then_halt(req, 1, 0)).collect();
@@ -340,7 +340,7 @@ fn s28_overlap_of_two_accepted_uploads() {
     assert_eq!(kmst_reference::check(&u, 1 << 20), Ok(()));
     assert_eq!(kmst_reference::check(&u[384..512], 1 << 20), Ok(()));
     // Pass 0: run(384, 128) starts B (req 2); run(0, 576) overlaps B's active
-    // range: reason 1 pc 0, event with U's req 7. B halts in pass 0.
+    // range: `Reason::BadHeader` pc 0, event with U's req 7. B halts in pass 0.
     // Pass 1: B is no longer active, run(0, 576) is accepted and halts.
     let mut s = Scenario::new(Params::default()).unwrap();
     s.place(0, u).unwrap();
@@ -362,8 +362,8 @@ fn s28_overlap_of_two_accepted_uploads() {
 #[test]
 fn s28_s34_active_req_and_cancel() {
     // A (req 7) spins: pass 0 runs SET and 63 JNZ, so it sits at pc 1.
-    // B (req 7 too, HALT) in pass 0: req active, reason 1, event req 7.
-    // Pass 1: cancel(7) ends A with reason 10 at pc 1; then B's RUN again is
+    // B (req 7 too, HALT) in pass 0: req active, `Reason::BadHeader`, event req 7.
+    // Pass 1: cancel(7) ends A with `Reason::Cancelled` at pc 1; then B's RUN again is
     // accepted (A's req is no longer active) and B halts in pass 1.
     let mut s = Scenario::new(Params::default()).unwrap();
     s.place(0, spin(7)).unwrap();
@@ -398,11 +398,11 @@ fn s28_s34_active_req_and_cancel() {
 #[test]
 fn s28_out_of_region_and_misaligned_runs() {
     // Region 1024 bytes; U (HALT, req 3, seed 1, 128 bytes) placed at 896.
-    // - run(896, 192): 896 + 192 > 1024, reason 1; the header (896 + 64 <=
+    // - run(896, 192): 896 + 192 > 1024, `Reason::BadHeader`; the header (896 + 64 <=
     //   1024) is inside: req 3.
-    // - run(1024, 64): offset = region_size, 64 > 0 left: reason 1; 1024 + 64
+    // - run(1024, 64): offset = region_size, 64 > 0 left: `Reason::BadHeader`; 1024 + 64
     //   > 1024: req 0.
-    // - run(900, 128): not a multiple of 64, reason 1; the "header" at 900 is
+    // - run(900, 128): not a multiple of 64, `Reason::BadHeader`; the "header" at 900 is
     //   inside the region, its req word at 924 = U's byte 28 = U's seed 1.
     // - run(896, 128): accepted, halts in pass 0.
     let mut s = Scenario::new(with(|p| p.region_size = 1024)).unwrap();
@@ -426,8 +426,8 @@ fn s28_out_of_region_and_misaligned_runs() {
 
 #[test]
 fn s28_a_run_the_check_rejects_posts_the_checks_reason() {
-    // An upload with opcode 0 at pc 1 (reason 2, pc 1): the RUN is rejected
-    // with reason 2, its event aux 2 | 1 << 8, req 9; no stream.
+    // An upload with opcode 0 at pc 1 (`Reason::UnknownOpcode`, pc 1): the RUN is rejected
+    // with `Reason::UnknownOpcode`, its event aux 2 | 1 << 8, req 9; no stream.
     let bad = prog(9, 1, |u| {
         u.set(0, 1).op(0, 0, 0, 0, 0);
     });
@@ -614,7 +614,7 @@ fn s26_s32_a_host_submit_waiting_for_a_slot_blocks_a_cancel() {
     // slots and waits; cancel(1) behind it waits too, through passes 2 and 3.
     // Pass 4: the sweep frees every slot; the submit takes slot 0 (seq 16,
     // pass 4, delay 0), then the cancel ends A (still at its WAIT, pc 16)
-    // with reason 10. Pass 5 sweeps seq 16; the run ends there.
+    // with `Reason::Cancelled`. Pass 5 sweeps seq 16; the run ends there.
     let a = prog(1, 1, |u| {
         let t = u.template(Tpl::group(1, 0, 1));
         for _ in 0..16 {
@@ -652,9 +652,9 @@ fn s26_s32_a_host_submit_waiting_for_a_slot_blocks_a_cancel() {
 #[test]
 fn s32_host_enqueue_into_a_full_queue_and_host_rejections() {
     // Pass 0: 64 host enqueues of count 1 fill the queue (no turn between);
-    // the 65th is rejected with reason 9. Then: handler 0 (reason 5), count 0
-    // and count 120 (reason 9), a submit with handler 240 (reason 5) and one
-    // on 100+20 (outside the 119-core grid: reason 11). The queue's turn
+    // the 65th is rejected with `Reason::BadEnqueue`. Then: handler 0 (`Reason::BadTemplate`), count 0
+    // and count 120 (`Reason::BadEnqueue`), a submit with handler 240 (`Reason::BadTemplate`) and one
+    // on 100+20 (outside the 119-core grid: `Reason::BadGroup`). The queue's turn
     // (no stream: the only turn) submits 16 jobs per pass (window 16, 16
     // slots, delay 0): job k gets seq k, slot k % 16, pass k / 16, first
     // k % 16. Pass 1: one more host enqueue, accepted (48 waiting); it is the
@@ -694,7 +694,7 @@ fn s32_host_enqueue_into_a_full_queue_and_host_rejections() {
 #[test]
 fn s31_deadline_0_and_a_queued_job_takes_the_default_when_submitted() {
     // default_deadline_passes 10, core_count 4. Pass 0: deadline(0) is
-    // rejected (reason 1); submit(1, 0, 4) takes slot 0 (seq 0, deadline 10,
+    // rejected (`Reason::BadHeader`); submit(1, 0, 4) takes slot 0 (seq 0, deadline 10,
     // delay 1: swept in pass 2); enqueue(1, 4) waits in the queue (no room
     // until pass 2). Pass 1: deadline(3). Pass 2: the queue submits the job
     // (seq 1, slot 0, first 0) with the default now in force, 3 passes;
@@ -774,7 +774,7 @@ fn s31_deadline_changes_only_later_commands_and_not_a_header_deadline() {
 fn s33_a_late_host_command_stops_the_grid() {
     // deadline_passes 2, delay never. A and B spin (each sits at pc 1 after
     // pass 0). The host's submit of pass 0 (slot 0) is late in pass 2:
-    // TIMEOUT with req 0 and aux 0, then A and B end with reason 8 at their
+    // TIMEOUT with req 0 and aux 0, then A and B end with `Reason::Deadline` at their
     // current pc 1, in start order. cancel(1) due in pass 2 and a RUN due in
     // pass 5 are never taken: "waiting".
     let params = with(|p| {
@@ -804,9 +804,9 @@ fn s33_a_late_host_command_stops_the_grid() {
 #[test]
 fn s33_a_late_command_of_an_ended_stream() {
     // deadline_passes 2, delay never. A: SUBMIT (slot 0, pass 0); SET r1 0;
-    // MOD r0 r0 r1 (reason 7 at pc 2, pass 0). B spins at pc 1. Pass 2: slot
+    // MOD r0 r0 r1 (`Reason::ModByZero` at pc 2, pass 0). B spins at pc 1. Pass 2: slot
     // 0 (A's) is late and A has ended: TIMEOUT with A's req 1, aux 0; then B
-    // ends with reason 8 at pc 1.
+    // ends with `Reason::Deadline` at pc 1.
     let a = prog(1, 1, |u| {
         let t = u.template(Tpl::group(1, 0, 1));
         u.submit(t).set(1, 0).modr(0, 0, 1);
@@ -833,7 +833,7 @@ fn s33_a_late_command_of_an_ended_stream() {
 #[test]
 fn s34_s35_cancel_of_an_unknown_req_and_the_end_of_a_run() {
     // A halts in pass 0. cancel(99) in pass 7: no such active stream,
-    // rejected (reason 10) in pass 7, no event; the run goes on until that
+    // rejected (`Reason::Cancelled`) in pass 7, no event; the run goes on until that
     // pass (a host command due later) and ends after it. passes = 1.
     // With max_passes 5 the cancel is never due: "waiting".
     for (max_passes, cancel) in [(1_000_000, rejected(7, Reason::Cancelled)), (5, WAITING)] {

@@ -318,7 +318,7 @@ fn a_scenario_that_ends_ends_at_once() {
 /// every template handler 1 on the fixed group (0, 1) with first and count
 /// from the command (0xFF). Placed at 0 in a region of exactly its size, its
 /// RUN is accepted and halts in pass 0; one byte longer (a RUN of the whole
-/// upload and a byte past the region) is rejected with reason 1 pc 0 and the
+/// upload and a byte past the region) is rejected with `Reason::BadHeader` pc 0 and the
 /// header's req 5.
 #[test]
 fn the_largest_upload_runs() {

@@ -211,7 +211,7 @@ fn jumps() {
 
 #[test]
 fn rejected_upload_is_one_error_event_at_pass_0() {
-    // P1: bad magic; reason 1 pc 0, the header's req 7, passes 1.
+    // P1: bad magic; `Reason::BadHeader` pc 0, the header's req 7, passes 1.
     let mut u = Up::new();
     u.magic = 0;
     u.halt(0);
@@ -232,7 +232,7 @@ fn rejected_upload_is_one_error_event_at_pass_0() {
             pass_index: 0
         }]
     );
-    // Reason 2 at pc 1: aux 2 | 1 << 8.
+    // `Reason::UnknownOpcode` at pc 1: aux 2 | 1 << 8.
     let mut u = Up::new();
     u.halt(0).op(77, 0, 0, 0, 0);
     let r = simulate(&u.bytes(), &Params::default());
@@ -753,7 +753,7 @@ fn s13_deadline_from_the_header() {
     u.set(0, 0).submit(t).wait(0).halt(0);
     let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(2)));
     assert_eq!(r.events, vec![end(0, 3)]);
-    // Delay 3 (acked in pass 4): still busy after pass 3's sweep -> reason 8 at
+    // Delay 3 (acked in pass 4): still busy after pass 3's sweep -> `Reason::Deadline` at
     // pc 1 (the SUBMIT), in pass 3, stopped.
     let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(3)));
     assert_eq!(r.events, vec![error_ev(8, 1, 3)]);
@@ -836,7 +836,7 @@ fn s14_several_late_lowest_slot_wins() {
 #[test]
 fn s14_late_after_an_error_is_a_timeout() {
     // pc0, pc1 SUBMIT (seq0 slot0 delay 0, seq1 slot1 never); pc2 MOD r0 = r0 % r1
-    // with r1 = 0: reason 7 at pc 2 in pass 0. The stream has ended; seq1 stays
+    // with r1 = 0: `Reason::ModByZero` at pc 2 in pass 0. The stream has ended; seq1 stays
     // in flight and is late in pass 5 (deadline 5): one TIMEOUT with aux 1 (the
     // slot) and the stream's req, stopped.
     let mut u = Up::new();
@@ -862,7 +862,7 @@ fn s14_late_after_an_error_is_a_timeout() {
 
 #[test]
 fn s15_cancel() {
-    // pc0 SUBMIT (delay 5); pc1 WAIT 0. Cancel in pass 2: reason 10 at pc 1 (the
+    // pc0 SUBMIT (delay 5); pc1 WAIT 0. Cancel in pass 2: `Reason::Cancelled` at pc 1 (the
     // WAIT it is waiting at). The command stays in flight (acked in pass 6), silently.
     let mut u = Up::new();
     let t = u.template(Tpl::group(3, 0, 1));
@@ -943,7 +943,7 @@ fn s16_stuck() {
     );
     assert_eq!((r.status, r.passes, r.stopped), (Status::Error, 1, false));
     // The endless loop runs into the step limit: max_steps 640 = 10 passes of 64;
-    // in pass 10's turn the 641st micro-op is refused: reason 6 at pc 0.
+    // in pass 10's turn the 641st micro-op is refused: `Reason::StepLimit` at pc 0.
     let mut u = Up::new();
     u.max_steps = 640;
     u.jmp(0);
@@ -986,7 +986,7 @@ fn s17_step_limit_at_exactly_max_steps() {
 
 #[test]
 fn s17_running_off_the_end() {
-    // Five SETs without HALT: pc reaches op_count 5 in pass 0: reason 3 at pc 5.
+    // Five SETs without HALT: pc reaches op_count 5 in pass 0: `Reason::BadJump` at pc 5.
     let mut u = Up::new();
     for _ in 0..5 {
         u.set(0, 0);

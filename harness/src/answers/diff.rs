@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn an_error_event_names_its_pc() {
-        // S21: aux = reason | pc << 8; reason 3 at pc 0x1234.
+        // S21: aux = reason | pc << 8; `Reason::BadJump` at pc 0x1234.
         let e = json!({"kind": 6, "auxiliary": 3 | (0x1234 << 8)});
         assert_eq!(event_pc(&e), Some(0x1234));
         assert_eq!(event_pc(&json!({"kind": 5, "auxiliary": 7})), None);

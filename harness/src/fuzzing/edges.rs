@@ -10,7 +10,7 @@
 //! `B + 1`, `2B`, …), closes them with the micro-ops that end a block
 //! (back-edges as the fused ADDI+JLT/JNZ pairs, forward jumps into the
 //! middle of a later block, SUBMIT, ENQUEUE, WAIT, EVENT, TIME, HALT), puts
-//! a rare MOD by zero (reason 7) inside a block, and picks `max_steps`
+//! a rare MOD by zero (`Reason::ModByZero`) inside a block, and picks `max_steps`
 //! (S14) around the step counts where a block starts or ends.
 //!
 //! Every run is short: at most `max_passes` (64) turns of at most the
@@ -60,7 +60,7 @@ fn block_len(u: &mut Unstructured, b: u32) -> Result<usize> {
 
 /// One straight micro-op (S4's unread fields left 0), mostly the ones the
 /// decoder fuses or turns into variants, sometimes a MOD by r0 that may
-/// be zero (reason 7 inside a block).
+/// be zero (`Reason::ModByZero` inside a block).
 fn straight(u: &mut Unstructured) -> Result<MicroOp> {
     use Opcode::*;
     let a = dest(u)?;

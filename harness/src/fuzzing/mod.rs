@@ -133,7 +133,7 @@ fn small_value(u: &mut Unstructured) -> Result<u32> {
 }
 
 /// A valid template for a grid of `core_count` cores (sometimes a group that
-/// leaves it, for reason 11).
+/// leaves it, for `Reason::BadGroup`).
 pub fn arbitrary_template(u: &mut Unstructured, core_count: u32) -> Result<Template> {
     let handler = u.int_in_range(1..=239)?;
     let flags = *u.choose(&[0u8, 0, 0, 2, 4, 6])?;

@@ -132,7 +132,7 @@ pub fn arbitrary_scenario(u: &mut Unstructured) -> Result<Scenario> {
             6 | 7 => HostCommand::Submit {
                 handler: *u.choose(&[0u32, 1, 7, 239, 240])?,
                 // One in eight starts at the grid's end or past it (S32:
-                // reason 11), up to u32::MAX.
+                // `Reason::BadGroup`), up to u32::MAX.
                 first: if u.ratio(1, 8)? {
                     let c = params.core_count;
                     *u.choose(&[c, c + 1, c + 7, u32::MAX])?

@@ -52,7 +52,7 @@ pub(crate) struct Inst {
     pub handler: Handler,
     /// The dense handler index ([`OpIndex`]), for the table and the switch.
     pub op: u8,
-    /// Register fields, each below 16 (S4; the check's reason 4) where the
+    /// Register fields, each below 16 (S4; the check's `Reason::BadRegister`) where the
     /// micro-op reads it as a register. Besides: SUBMIT's `a` and `b` hold
     /// its template's group registers or `NO_REGISTER` (for the `group`
     /// variant), and a head whose micro-op has an imm keeps its block's

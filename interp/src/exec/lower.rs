@@ -32,7 +32,7 @@ pub(crate) enum Lowered {
 }
 
 /// Builds the code of one micro-op at pc [`Emit::pc`]. Registers are read
-/// and written by number (below 16: the check's reason 4).
+/// and written by number (below 16: the check's `Reason::BadRegister`).
 pub(crate) trait Emit {
     /// A 32-bit value of the code being built.
     type Val: Copy;

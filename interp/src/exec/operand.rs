@@ -131,7 +131,7 @@ pub(crate) unsafe fn operand_c<S: Src>(regs: *mut u32, i: &Inst, acc: u32) -> u3
 /// Reads register `r`.
 ///
 /// # Safety
-/// `r < 16` (Program::decode re-tests the check's reason 4) and `regs` points
+/// `r < 16` (Program::decode re-tests the check's `Reason::BadRegister`) and `regs` points
 /// at 16 registers.
 #[inline(always)]
 pub(crate) unsafe fn get(regs: *mut u32, r: u8) -> u32 {

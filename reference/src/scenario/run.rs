@@ -33,8 +33,8 @@ pub const MAX_STREAMS: usize = 4;
 
 /// The largest upload any header can describe (S2):
 /// `64 + pad64(65,535 * 16) + pad64(65,535 * 80)` = 64 + 1,048,576 + 5,242,816.
-/// A RUN longer than this is rejected with reason 1 pc 0 by whichever test of
-/// S6 comes first (all of them give reason 1 pc 0 here, the last being the
+/// A RUN longer than this is rejected with `Reason::BadHeader` pc 0 by whichever test of
+/// S6 comes first (all of them give `Reason::BadHeader` pc 0 here, the last being the
 /// check's size test), so its bytes need not be read.
 pub const LARGEST_UPLOAD: u64 = 6_291_456;
 

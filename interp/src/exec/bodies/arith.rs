@@ -84,7 +84,7 @@ reg_imm! {
     Shr: |b, imm| b >> (imm & 31), |e, b, imm| { let b = e.reg(b); e.shr(b, imm & 31) };
 }
 
-/// `MOD a, b, c`: c = 0 ends the stream with reason 7 at the MOD.
+/// `MOD a, b, c`: c = 0 ends the stream with `Reason::ModByZero` at the MOD.
 pub(crate) struct Mod;
 impl OpBody for Mod {
     #[cfg(feature = "jit")]

@@ -12,7 +12,7 @@ use crate::types::Reason;
 ///
 /// # Safety
 /// `ip` is a decoded jump: its imm is the distance in bytes from it to the
-/// target, and the target is below op_count (the check's reason 3,
+/// target, and the target is below op_count (the check's `Reason::BadJump`,
 /// re-tested by Program::decode).
 #[inline(always)]
 unsafe fn target(ip: *const Inst) -> *const Inst {
@@ -57,7 +57,7 @@ cond_jump! {
 }
 
 /// The sentinel at index op_count: the program counter ran past the last
-/// micro-op, reason 3 at op_count (S17). The fuel test runs first, so a turn
+/// micro-op, `Reason::BadJump` at op_count (S17). The fuel test runs first, so a turn
 /// whose budget ran out on the last micro-op ends with the budget (S17).
 pub(crate) struct End;
 impl OpBody for End {

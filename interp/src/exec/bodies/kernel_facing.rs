@@ -67,7 +67,7 @@ impl OpBody for Submit {
         ctx.resync()?;
         let pc = ctx.pc(ip);
         // SAFETY: OpBody's contract; the template index is below command_count
-        // (the check's reason 5, re-tested by Program::decode); `regs` points
+        // (the check's `Reason::BadTemplate`, re-tested by Program::decode); `regs` points
         // at the stream's 16 registers, disjoint from the kernel state; with
         // `S::GROUP`, `a` and `b` are registers (the variant's condition).
         unsafe {

@@ -4,7 +4,7 @@
 //! hot path needs no bounds checks: every register field is below 16, every
 //! jump lands inside the program, and the program counter can only fall off the
 //! end onto one extra instruction, the `End` sentinel at index `op_count`,
-//! whose handler raises reason 3 at `op_count` (S17). Jump targets are stored
+//! whose handler raises `Reason::BadJump` at `op_count` (S17). Jump targets are stored
 //! as distances in bytes from the jump itself so a taken jump is one add. The
 //! decoder also cuts the program into blocks and marks their heads with
 //! their lengths (inst.rs, "Blocks"), then fuses pairs inside blocks.
@@ -294,7 +294,7 @@ fn special(rule: Rule, p: Pending, pc: usize, (n, templates): &(usize, &[Tmpl]))
     if rule.flags & JUMP != 0 {
         assert!((imm as usize) < n, "the check passed a jump");
         // In bytes, so that a taken jump is one add; at most 16 * MAX_OPS
-        // (the check's reason 1), far inside an i32.
+        // (the check's `Reason::BadHeader`), far inside an i32.
         let distance = (i64::from(imm) - pc as i64) * size_of::<Inst>() as i64;
         let word = p.word & 0xFFFF_FFFF | u64::from(distance as i32 as u32) << 32;
         return Pending { word, ..p };
@@ -450,7 +450,7 @@ mod tests {
         // pc 2 ADDI r1, r1, -1 in place, fused with pc 3 into AddiJnzInPlace.
         // pc 3 JNZ r1, 1   imm = (1 - 3) * 16 bytes = -32; ends its block.
         // pc 4 MOD r3, r2, r1  head (after a jump); can stop the turn
-        //                  (reason 7), so a block of 1, length in imm.
+        //                  (`Reason::ModByZero`), so a block of 1, length in imm.
         // pc 5 ADD r4, r4, r4  head (after MOD), block pc 5..=6: 2. In
         //                  place: AddInPlace (c = r4 is not from the accumulator:
         //                  a head holds none).

@@ -4,7 +4,7 @@
 //!
 //! What the generated code may touch: the 16 registers at `regs` (loads
 //! and stores at the constant offsets 0..64 of the register numbers the
-//! check allowed, reason 4) and its own stack; it calls nothing.
+//! check allowed, `Reason::BadRegister`) and its own stack; it calls nothing.
 
 use std::sync::OnceLock;
 

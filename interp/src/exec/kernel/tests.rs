@@ -257,7 +257,7 @@ fn the_wheel_and_beyond_it() {
     }
 }
 
-/// S18 and S32: the host's submit is rejected with reason 11 when its
+/// S18 and S32: the host's submit is rejected with `Reason::BadGroup` when its
 /// group is outside the grid of `core_count` cores (119 by default):
 /// cores `first .. first + count` must lie in 0..119 with count >= 1.
 /// 118 + 1 and 0 + 119 fit; a group starting at 119, past it at 120 or

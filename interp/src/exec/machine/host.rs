@@ -20,7 +20,7 @@ pub(super) struct RunUpload {
     pub(super) place: RunPlace,
     /// The req of a rejection's event (S3 for check_run).
     pub(super) event_req: u32,
-    /// Longer than any header can describe: rejected (reason 1, pc 0)
+    /// Longer than any header can describe: rejected (`Reason::BadHeader`, pc 0)
     /// before its bytes are read.
     pub(super) too_long: bool,
     /// The check's answer on the bytes: the decoded program's index.

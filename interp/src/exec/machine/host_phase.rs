@@ -107,7 +107,7 @@ impl Machine {
         }
         let region_size = self.kernel.params.region_size;
         // A fifth RUN, one too long for any header, or one S6's tests before
-        // the check reject: reason 1, pc 0; else the check's answer.
+        // the check reject: `Reason::BadHeader`, pc 0; else the check's answer.
         let error = if n >= MAX_STREAMS
             || run.too_long
             || run.place.rejected(region_size, &ranges[..n], &reqs[..n])

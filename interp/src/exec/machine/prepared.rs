@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn a_rejected_upload_is_the_checks_error() {
         let mut upload = add_loop(3);
-        upload[0] ^= 1; // the magic (S2): reason 1 at pc 0
+        upload[0] ^= 1; // the magic (S2): `Reason::BadHeader` at pc 0
         let e = Prepared::new(&upload).err().expect("rejected");
         assert_eq!((e.reason.number(), e.pc), (1, 0));
     }

@@ -434,7 +434,7 @@ mod tests {
     /// A machine runs once (`Machine::run`): a second call runs no pass
     /// and hears nothing, whether the first ran the stream (five ADDIs,
     /// HALT r = 5 in pass 0) or the check refused the upload (no stream: a
-    /// seed of 0 is reason 1, S2).
+    /// seed of 0 is `Reason::BadHeader`, S2).
     #[test]
     fn a_machine_runs_once() {
         use crate::exec::observer::{Observer, TurnEnd};

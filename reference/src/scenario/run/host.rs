@@ -79,7 +79,7 @@ impl Kernel<'_> {
         };
         let mut data = Vec::new();
         // A fifth RUN (S28), or one too long for any header (LARGEST_UPLOAD):
-        // reason 1 pc 0 with S3's req, the bytes unread.
+        // `Reason::BadHeader` pc 0 with S3's req, the bytes unread.
         let (error, req) = if active.len() >= MAX_STREAMS || len > LARGEST_UPLOAD {
             (Some(bad_header), self.header_req(at, len))
         } else {
