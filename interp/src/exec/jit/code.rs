@@ -80,7 +80,7 @@ impl Code {
     /// [`Code::compile`] with regions of about `region` micro-ops.
     pub(crate) fn compile_in(insts: &[Inst], region: u32) -> Result<Code, String> {
         let isa = isa()?;
-        let plan = Plan::new(insts, region);
+        let plan = Plan::of(insts, region);
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();

@@ -71,7 +71,7 @@ pub(crate) struct Plan {
 impl Plan {
     /// Cuts `insts` (a decoded program and its `End`) into regions of about
     /// `region` micro-ops (at least 1) and marks their entries.
-    pub(crate) fn new(insts: &[Inst], region: u32) -> Plan {
+    pub(crate) fn of(insts: &[Inst], region: u32) -> Plan {
         let n = insts.len();
         let mut rem = Vec::with_capacity(n);
         let mut interpret = Vec::with_capacity(n);
@@ -265,7 +265,7 @@ mod tests {
         // seven micro-ops from 0 to 7.
         let mut ops: Vec<_> = (0..70).map(|pc| (Jnz, 1, 0, 0, pc + 1)).collect();
         ops.push((Halt, 0, 0, 0, 0));
-        let plan = Plan::new(&program(&ops).insts, REGION);
+        let plan = Plan::of(&program(&ops).insts, REGION);
         assert_eq!(pcs(&plan.entry), [0, 7, 39]);
         assert_eq!((plan.test[0], plan.test[7], plan.test[39]), (7, 32, 32));
         assert_eq!(plan.regions.len(), 1, "one region: {:?}", plan.regions);
@@ -282,7 +282,7 @@ mod tests {
         let mut ops = vec![(Time, 1, 0, 0, 0), (Add, 2, 2, 1, 0), (Event, 2, 0, 0, 0)];
         ops.extend((0..5).map(|_| (Addi, 3, 3, 0, 1)));
         ops.extend([(Time, 1, 0, 0, 0), (Halt, 3, 0, 0, 0)]);
-        let plan = Plan::new(&program(&ops).insts, REGION);
+        let plan = Plan::of(&program(&ops).insts, REGION);
         assert_eq!(pcs(&plan.entry), [0, 3]);
         assert_eq!(plan.test[3], 6);
         assert_eq!(pcs(&plan.interpret), [0, 2, 8, 9, 10]);
@@ -310,7 +310,7 @@ mod tests {
             (Jnz, 1, 0, 0, 8),
             (Halt, 2, 0, 0, 0),
         ]);
-        let plan = Plan::new(&program(&ops).insts, 10);
+        let plan = Plan::of(&program(&ops).insts, 10);
         assert_eq!(plan.regions, [0..8, 8..16]);
         assert_eq!(pcs(&plan.entry), [0, 1, 8]);
         // A loop's test is its body, six micro-ops, and the longest way on
