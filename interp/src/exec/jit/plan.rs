@@ -317,4 +317,49 @@ mod tests {
         // when it ends: SET at 7 (then another region), HALT at 14.
         assert_eq!((plan.test[1], plan.test[8]), (7, 7));
     }
+
+    #[test]
+    fn a_region_is_cut_at_the_head_the_fewest_jumps_cross() {
+        // A cut before pc c is crossed by a jump between lo and hi when
+        // lo < c <= hi. pc 0, 1, 3, 4 ADDI; 2 JNZ -> 8 (crosses the cuts
+        // before 3..=8); 5..=20 JNZ r1 to its own pc (crossing nothing),
+        // but 9 -> 10 and 16 -> 17 (each crossing the one cut after it);
+        // 21 HALT, 22 End. Every pc from 5 on is a head.
+        let mut ops = vec![(Addi, 2, 2, 0, 1); 5];
+        ops[2] = (Jnz, 1, 0, 0, 8);
+        ops.extend(
+            (5..=20).map(|pc| (Jnz, 1, 0, 0, if pc == 9 || pc == 16 { pc + 1 } else { pc })),
+        );
+        ops.push((Halt, 2, 0, 0, 0));
+        let plan = Plan::of(&program(&ops).insts, 10);
+        // From 0, the candidates are the heads in (5, 10]: 6, 7 and 8 are
+        // crossed once (by 2 -> 8), 9 never, 10 once (by 9 -> 10): the cut
+        // is at 9, though 10 is farther. From 9, those in (14, 19]: 17 is
+        // crossed (by 16 -> 17), 15, 16, 18 and 19 not: the farthest, 19.
+        // The last 4 micro-ops (19..23) fit in one region.
+        assert_eq!(plan.regions, [0..9, 9..19, 19..23]);
+    }
+
+    #[test]
+    fn a_block_after_a_kernel_micro_op_is_entered_when_it_runs_on_to_the_end() {
+        // pc 0 ADDI, 1 TIME | 2, 3 ADDI, 4 JNZ r1 -> 6 | 5 TIME | 6..=9
+        // ADDI, 10 HALT | 11 End ("|" ends a block: TIME and HALT can end
+        // the turn, a jump ends its block). After TIME at 1, the block
+        // 2..=4 leaves no micro-op to the interpreter (TIME at 5 is the
+        // next block's, and the jump may pass it): an entry (J5). After
+        // TIME at 5, the code runs four micro-ops before HALT: SHORTEST,
+        // an entry. After HALT, End leaves at once: not an entry.
+        let mut ops = vec![(Addi, 2, 2, 0, 1), (Time, 1, 0, 0, 0)];
+        ops.extend([(Addi, 2, 2, 0, 1), (Addi, 2, 2, 0, 1), (Jnz, 1, 0, 0, 6)]);
+        ops.push((Time, 1, 0, 0, 0));
+        ops.extend((6..=9).map(|_| (Addi, 2, 2, 0, 1)));
+        ops.push((Halt, 2, 0, 0, 0));
+        let plan = Plan::of(&program(&ops).insts, REGION);
+        assert_eq!(pcs(&plan.interpret), [1, 5, 10, 11]);
+        assert_eq!(pcs(&plan.entry), [0, 2, 6]);
+        // Each tests its longest path to an exit: 0 its block with TIME
+        // (2); 2 its block and, falling through, TIME at 5 (4); 6 its
+        // block with HALT (5).
+        assert_eq!((plan.test[0], plan.test[2], plan.test[6]), (2, 4, 5));
+    }
 }
