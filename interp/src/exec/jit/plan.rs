@@ -157,8 +157,10 @@ impl Plan {
             let len = rem[pc];
             let last = pc + len as usize - 1;
             let mut longest = 0;
+            // A block whose last micro-op is compiled is not the program's
+            // last (End is interpreted): last + 1 is a pc.
             if !interpret[last] {
-                let fall = (falls[last] && last + 1 < n).then_some(last + 1);
+                let fall = falls[last].then_some(last + 1);
                 for s in [fall, jump[last].map(|t| t as usize)].into_iter().flatten() {
                     if entry[s] || region_of[s] != region_of[pc] {
                         continue;
@@ -188,7 +190,7 @@ impl Plan {
             if (pc..=last).any(|p| interpret[p]) {
                 continue;
             }
-            if falls[last] && last + 1 < n {
+            if falls[last] {
                 live[last + 1] = true;
             }
             if let Some(t) = jump[last] {
@@ -214,7 +216,9 @@ impl Plan {
 fn cut(n: u32, head: &dyn Fn(usize) -> bool, cross: &[i32], region: u32) -> Vec<Range<u32>> {
     let mut regions = Vec::with_capacity((n / region + 1) as usize);
     let mut start = 0u32;
-    while start < n {
+    // Each region ends before a head, and End (the last pc) is one: the
+    // last region ends at n, and only there.
+    loop {
         if n - start <= region {
             regions.push(start..n);
             break;
@@ -361,5 +365,40 @@ mod tests {
         // (2); 2 its block and, falling through, TIME at 5 (4); 6 its
         // block with HALT (5).
         assert_eq!((plan.test[0], plan.test[2], plan.test[6]), (2, 4, 5));
+    }
+
+    #[test]
+    fn only_heads_past_the_half_are_candidates_for_a_cut() {
+        // pc 0, 1 ADDI; 2 JNZ -> 2; 3 ADDI; 4 JNZ -> 4; 5 JNZ -> 11
+        // (crossing the cuts before 6..=11); 6..=10 JNZ to its own pc; 11
+        // HALT; 12 End. Regions of 10: the heads 3, 4 and 5 no jump
+        // crosses, but they are in the first half; 6..=10 are crossed
+        // once each: the farthest, 10.
+        let mut ops = vec![(Addi, 2, 2, 0, 1); 2];
+        ops.extend([(Jnz, 1, 0, 0, 2), (Addi, 2, 2, 0, 1), (Jnz, 1, 0, 0, 4)]);
+        ops.push((Jnz, 1, 0, 0, 11));
+        ops.extend((6..=10).map(|pc| (Jnz, 1, 0, 0, pc)));
+        ops.push((Halt, 2, 0, 0, 0));
+        let plan = Plan::of(&program(&ops).insts, 10);
+        assert_eq!(plan.regions, [0..10, 10..13]);
+    }
+
+    #[test]
+    fn code_is_built_only_for_what_compiled_code_reaches() {
+        // pc 0 JMP -> 5; 1 ADDI, 2 JNZ r1 -> 4 | 3 ADDI | 4 ADDI | 5 HALT
+        // | 6 End. Nothing reaches 1..=4 (no jump to 1, nothing falls into
+        // it), so nothing they go to is reached through them: the code is
+        // 0's block and HALT's (the block JMP goes to).
+        let ops = [
+            (Jmp, 0, 0, 0, 5),
+            (Addi, 2, 2, 0, 1),
+            (Jnz, 1, 0, 0, 4),
+            (Addi, 2, 2, 0, 1),
+            (Addi, 2, 2, 0, 1),
+            (Halt, 2, 0, 0, 0),
+        ];
+        let plan = Plan::of(&program(&ops).insts, REGION);
+        assert_eq!(pcs(&plan.entry), [0]);
+        assert_eq!(pcs(&plan.live), [0, 5]);
     }
 }
