@@ -181,13 +181,15 @@ mod tests {
             let entry = entry_at(code.entry(), pc).expect("pc is an entry");
             call(entry, regs.as_mut_ptr(), pc, fuel)
         };
-        let kind = out & (compile::SHORT | compile::GO);
-        ((out & compile::PC_MASK) as u32, (out >> 32) as u32, kind)
+        // The word's layout (compile.rs): the pc in bits 0..30, the kind in
+        // bits 30 and 31, the fuel in the high half.
+        let kind = out & 0xC000_0000;
+        ((out & 0x3FFF_FFFF) as u32, (out >> 32) as u32, kind)
     }
 
     const LEFT: u64 = 0;
-    const SHORT: u64 = compile::SHORT;
-    const GO: u64 = compile::GO;
+    const SHORT: u64 = 1 << 31;
+    const GO: u64 = 1 << 30;
 
     #[test]
     fn a_loop_runs_compiled_until_the_fuel_no_longer_covers_a_block() {

@@ -70,11 +70,9 @@ impl Builder<'_, '_> {
     /// the square of their number.
     fn leave_with(&mut self, word: Value, fuel: Value) {
         let flags = MemFlagsData::trusted();
-        for r in 0..REGISTERS {
-            if self.used & (1 << r) != 0 {
-                let v = self.b.use_var(self.regs[r]);
-                self.b.ins().store(flags, v, self.regs_ptr, (4 * r) as i32);
-            }
+        for r in registers_in(self.used) {
+            let v = self.b.use_var(self.regs[r]);
+            self.b.ins().store(flags, v, self.regs_ptr, (4 * r) as i32);
         }
         let word = self.b.ins().uextend(types::I64, word);
         let fuel = self.b.ins().uextend(types::I64, fuel);
@@ -210,6 +208,12 @@ impl Emit for Builder<'_, '_> {
     }
 }
 
+/// The registers in the set `used` (a bit each), in order: those a
+/// region loads at its entry and stores at each exit.
+fn registers_in(used: u16) -> impl Iterator<Item = usize> {
+    (0..REGISTERS).filter(move |r| used & (1 << r) != 0)
+}
+
 /// Builds the function of region `region` of the decoded program `insts`
 /// (its micro-ops and the `End` sentinel), planned by `plan`, into `b`,
 /// whose signature the caller set ([`signature`]).
@@ -227,8 +231,8 @@ pub(crate) fn build(
     let starts: Vec<Option<Block>> = span
         .clone()
         .map(|pc| {
-            let enters = plan.entry[pc] || insts[pc].op & HEAD != 0;
-            (enters && plan.live[pc]).then(|| b.create_block())
+            // Only heads and entries are live (Plan::live).
+            plan.live[pc].then(|| b.create_block())
         })
         .collect();
     let other = b.create_block();
@@ -243,7 +247,7 @@ pub(crate) fn build(
     let params = b.block_params(entry).to_vec();
     let (regs_ptr, pc, fuel_in) = (params[0], params[1], params[2]);
     let flags = MemFlagsData::trusted();
-    for r in (0..REGISTERS).filter(|r| used & (1 << r) != 0) {
+    for r in registers_in(used) {
         let v = b.ins().load(types::I32, flags, regs_ptr, (4 * r) as i32);
         b.def_var(regs[r], v);
     }
@@ -362,4 +366,17 @@ pub(crate) fn signature(sig: &mut cranelift_codegen::ir::Signature, ptr: types::
     sig.params.push(AbiParam::new(types::I32));
     sig.params.push(AbiParam::new(types::I32));
     sig.returns.push(AbiParam::new(types::I64));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::registers_in;
+
+    #[test]
+    fn a_set_of_registers_is_its_bits() {
+        let regs: Vec<usize> = registers_in(0b1000_0000_0000_0101).collect();
+        assert_eq!(regs, [0, 2, 15]);
+        assert_eq!(registers_in(0).count(), 0);
+        assert_eq!(registers_in(u16::MAX).count(), 16);
+    }
 }
