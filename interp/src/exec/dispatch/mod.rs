@@ -53,87 +53,58 @@ use super::decode::Program;
 use super::inst::{Exit, Inst};
 use super::observer::Observer;
 
-/// Which fast dispatch loop runs the stream. Each is a cargo feature; the
-/// default is the first of [`Dispatch::ALL`]: `Tail` when built (nightly),
-/// else `Switch` (stable).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dispatch {
+/// Declares [`Dispatch`], [`Dispatch::ALL`] and [`Dispatch::name`] from
+/// one list, each variant once: its documentation, its name and the
+/// feature that builds it.
+macro_rules! variants {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal if $feature:literal;)*) => {
+        /// Which fast dispatch loop runs the stream. Each is a cargo
+        /// feature; the default is the first of [`Dispatch::ALL`]: `Tail`
+        /// when built (nightly), else `Switch` (stable).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Dispatch {
+            $($(#[doc = $doc])* #[cfg(feature = $feature)] $variant,)*
+        }
+
+        impl Dispatch {
+            /// Every variant compiled into this build, the default first.
+            pub const ALL: &'static [Dispatch] = &[$(#[cfg(feature = $feature)] Dispatch::$variant,)*];
+
+            /// Its name, as the command line, the answers and the
+            /// benchmarks spell it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(#[cfg(feature = $feature)] Dispatch::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+variants! {
     /// Tail-call table (feature `tail`, nightly; the default).
-    #[cfg(feature = "tail")]
-    Tail,
+    Tail = "tail" if "tail";
     /// `loop { match }` over the pre-decoded program.
-    #[cfg(feature = "switch")]
-    Switch,
+    Switch = "switch" if "switch";
     /// Direct threading: each instruction stores its handler (feature
     /// `threaded`, nightly).
-    #[cfg(feature = "threaded")]
-    Threaded,
+    Threaded = "threaded" if "threaded";
     /// Subroutine threading: a loop calls each unit through a table of
     /// function pointers (feature `subroutine`).
-    #[cfg(feature = "subroutine")]
-    Subroutine,
+    Subroutine = "subroutine" if "subroutine";
     /// Indirect threading: each unit tail-calls a central dispatch function
     /// (feature `indirect`, nightly).
-    #[cfg(feature = "indirect")]
-    Indirect,
+    Indirect = "indirect" if "indirect";
     /// The switch loop as a `#[loop_match]` state machine (feature
     /// `loop_match`, nightly).
-    #[cfg(feature = "loop_match")]
-    LoopMatch,
+    LoopMatch = "loop_match" if "loop_match";
     /// The compiled tier: the program compiled with Cranelift (feature
     /// `jit`).
-    #[cfg(feature = "jit")]
-    Jit,
+    Jit = "jit" if "jit";
     /// Tiered: the tail-call table (else the subroutine loop) until the
     /// program has run about as long as its compile would take in turns
     /// that ran out of fuel, then the compiled tier (feature `jit`).
-    #[cfg(feature = "jit")]
-    Tiered,
-}
-
-impl Dispatch {
-    /// Every variant compiled into this build, the default first.
-    pub const ALL: &'static [Dispatch] = &[
-        #[cfg(feature = "tail")]
-        Dispatch::Tail,
-        #[cfg(feature = "switch")]
-        Dispatch::Switch,
-        #[cfg(feature = "threaded")]
-        Dispatch::Threaded,
-        #[cfg(feature = "subroutine")]
-        Dispatch::Subroutine,
-        #[cfg(feature = "indirect")]
-        Dispatch::Indirect,
-        #[cfg(feature = "loop_match")]
-        Dispatch::LoopMatch,
-        #[cfg(feature = "jit")]
-        Dispatch::Jit,
-        #[cfg(feature = "jit")]
-        Dispatch::Tiered,
-    ];
-
-    /// Its name: `tail`, `switch`, `threaded`, `subroutine`, `indirect`,
-    /// `loop_match`, `jit` or `tiered`.
-    pub fn name(self) -> &'static str {
-        match self {
-            #[cfg(feature = "tail")]
-            Dispatch::Tail => "tail",
-            #[cfg(feature = "switch")]
-            Dispatch::Switch => "switch",
-            #[cfg(feature = "threaded")]
-            Dispatch::Threaded => "threaded",
-            #[cfg(feature = "subroutine")]
-            Dispatch::Subroutine => "subroutine",
-            #[cfg(feature = "indirect")]
-            Dispatch::Indirect => "indirect",
-            #[cfg(feature = "loop_match")]
-            Dispatch::LoopMatch => "loop_match",
-            #[cfg(feature = "jit")]
-            Dispatch::Jit => "jit",
-            #[cfg(feature = "jit")]
-            Dispatch::Tiered => "tiered",
-        }
-    }
+    Tiered = "tiered" if "jit";
 }
 
 impl Default for Dispatch {
