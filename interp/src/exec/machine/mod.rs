@@ -147,7 +147,7 @@ impl Machine {
     }
 
     /// The decoded program `i`, for the tests that prepare it by hand.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "jit"))]
     pub(crate) fn program_mut(&mut self, i: usize) -> &mut Program {
         &mut self.programs[i]
     }
