@@ -67,7 +67,7 @@ build_args() {
 #   55 % more inputs a minute, scenario 38 to 47 %, with more coverage;
 #   builder and sim_edges as many, with 5 to 13 % more features. The
 #   raw-byte targets (check, sim_raw) ran fewer without it, so they keep it
-#   (docs/fuzzing.md, "Exec rate").
+#   (docs/fuzzing.md, "Rates of 60-second runs").
 run_args() {
   case "$1" in
     sizes) echo "-timeout=30 -rss_limit_mb=2048" ;;
