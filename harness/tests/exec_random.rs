@@ -1,10 +1,13 @@
 //! Seeded random programs (kmst_harness::fuzzing) on every dispatch variant: each fast
-//! variant must give exactly the reference model's SimResult.
+//! variant must give exactly the reference model's SimResult. And the
+//! reference model's two paths agree on each case (S35): its one-stream
+//! `simulate` and its whole kernel running the one-RUN scenario, which it
+//! keeps apart on purpose (docs/semantics.md, P10).
 
 use kmst::exec::{Dispatch, simulate};
 use kmst_harness::answers::run_difference;
 use kmst_harness::fuzzing::{any_case_from_seed, case_from_seed};
-use kmst_reference::SimResult;
+use kmst_reference::{Params, Scenario, SimResult, simulate_scenario};
 
 /// The first difference between two answers, for the failure message.
 fn first_difference(want: &SimResult, got: &SimResult) -> String {
@@ -13,10 +16,27 @@ fn first_difference(want: &SimResult, got: &SimResult) -> String {
 
 const CASES: u64 = 2_000;
 
+/// S35 on one case: the reference model's kernel, running the one-RUN
+/// scenario of `upload` and `params`, gives the one-stream answer `want`.
+/// `None` when S35 does not cover the case: an upload larger than the
+/// region cannot be placed in it, and parameters out of range make no
+/// scenario.
+fn s35_holds(seed: u64, upload: &[u8], params: &Params, want: &SimResult) -> Option<()> {
+    if upload.len() as u64 > params.region_size {
+        return None;
+    }
+    let scenario = Scenario::one_run(upload, params).ok()?;
+    if let Some(d) = simulate_scenario(&scenario).s35_difference(want) {
+        panic!("seed {seed}: S35: the one-RUN scenario differs: {d}\nparams {params:?}");
+    }
+    Some(())
+}
+
 #[test]
 fn every_variant_agrees_with_the_reference() {
     let mut ended = 0;
     let mut commands = 0;
+    let mut s35 = 0;
     for seed in 0..CASES {
         let case = case_from_seed(seed);
         let want = kmst_reference::simulate(&case.upload, &case.params);
@@ -32,7 +52,9 @@ fn every_variant_agrees_with_the_reference() {
         }
         ended += usize::from(want.status == kmst_reference::Status::Ended);
         commands += want.commands.len();
+        s35 += usize::from(s35_holds(seed, &case.upload, &case.params, &want).is_some());
     }
+    assert!(s35 > CASES as usize / 2, "S35 held on only {s35} cases");
     // The generator reaches the interesting paths: some runs end, some submit.
     assert!(ended > CASES as usize / 20, "only {ended} runs ended");
     assert!(commands > CASES as usize, "only {commands} commands");
@@ -41,6 +63,7 @@ fn every_variant_agrees_with_the_reference() {
 #[test]
 fn faulty_uploads_and_out_of_range_params_agree_too() {
     let mut rejected = 0;
+    let mut s35 = 0;
     for seed in 0..CASES / 2 {
         let case = any_case_from_seed(seed);
         let want = kmst_reference::simulate(&case.upload, &case.params);
@@ -55,7 +78,9 @@ fn faulty_uploads_and_out_of_range_params_agree_too() {
             );
         }
         rejected += usize::from(want.check.is_some());
+        s35 += usize::from(s35_holds(seed, &case.upload, &case.params, &want).is_some());
     }
+    assert!(s35 > CASES as usize / 4, "S35 held on only {s35} cases");
     assert!(rejected > 20, "only {rejected} uploads rejected");
 }
 

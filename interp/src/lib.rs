@@ -58,7 +58,8 @@
 //!   `.bin` or `.kms` uploads (S26..S36).
 //! - [`asm`] (feature `asm`, default): the `.kms` assembler and disassembler
 //!   (`docs/asm.md`).
-//! - [`exec`]: the fast interpreter (six dispatch variants) and fast kernel;
+//! - [`exec`]: the fast interpreter (its dispatch variants, and with feature
+//!   `jit` the compiled tier) and fast kernel;
 //!   [`simulate_with`] runs a stream with a chosen [`Dispatch`].
 //! - [`types`]: the types the engine shares with the reference model
 //!   (re-exported `kmst-types`): parameters, answers, scenarios, their JSON.

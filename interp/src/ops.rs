@@ -13,11 +13,15 @@
 //! `imm_kind` is one of `none`, `value` (an integer operand), `target` (a jump
 //! target, checked with `Reason::BadJump`) or `template` (a template index, `Reason::BadTemplate`).
 
-/// Calls `$m!` with the list of every micro-op (see the module doc for the form).
+/// Calls `$m!` with the list of every micro-op (see the module doc for the
+/// form). Tokens after the macro's name are passed before the list, for a
+/// macro that hands the list on (`for_each_op!(m args)` calls `m! { args
+/// Set = 1, ...; ... }`).
 #[macro_export]
 macro_rules! for_each_op {
-    ($m:ident) => {
+    ($m:ident $($pre:tt)*) => {
         $m! {
+            $($pre)*
             Set = 1, set, [a], value, "a = imm";
             Mov = 2, mov, [a b], none, "a = b";
             Add = 3, add, [a b c], none, "a = b + c, wrapping";

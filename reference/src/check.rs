@@ -1,8 +1,9 @@
 //! The reference checker, written straight from docs/spec.md "The check" and S2..S6.
 //!
 //! It keeps its own small table of which operand fields each micro-op reads
-//! ([`operands`], from S4) on purpose: it must not share kmst's generated
-//! table, so that a slip in one is caught by the other. Every size is computed
+//! ([`operands`], from S4, in `ops.rs` beside what the micro-ops do) on
+//! purpose: it must not share kmst's generated table, so that a slip in one
+//! is caught by the other. Every size is computed
 //! in `u64`, so no input can make it panic; it allocates nothing.
 
 use crate::result::{Reason, StreamError};
@@ -22,40 +23,7 @@ pub const MAX_OPS: u32 = 65_535;
 /// The register that must be below this number (`Reason::BadRegister`, S4).
 pub const REGISTERS: u8 = 16;
 
-/// What a micro-op's imm means to the check (S4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Imm {
-    /// Not checked (ignored, or an integer operand).
-    Plain,
-    /// A jump target: below op_count or `Reason::BadJump`.
-    Target,
-    /// A template index: below command_count or `Reason::BadTemplate`.
-    Template,
-}
-
-/// The register fields (`a`, `b`, `c`) and the imm kind opcode `op` uses, or
-/// `None` for an unknown opcode (the table of docs/spec.md "Micro-ops" and S4).
-pub fn operands(op: u8) -> Option<(&'static [char], Imm)> {
-    use Imm::*;
-    Some(match op {
-        1 => (&['a'], Plain),                       // SET a, imm
-        2 => (&['a', 'b'], Plain),                  // MOV a, b
-        3 | 5 | 6 | 7 => (&['a', 'b', 'c'], Plain), // ADD SUB MUL AND
-        4 => (&['a', 'b'], Plain),                  // ADDI a, b, imm
-        8 => (&['a', 'b'], Plain),                  // SHR a, b, imm
-        9 => (&['a', 'b', 'c'], Plain),             // MOD a, b, c
-        10 => (&['a'], Plain),                      // RAND a
-        16 => (&[], Target),                        // JMP imm
-        17 | 18 => (&['a', 'b'], Target),           // JLT JEQ a, b, imm
-        19 => (&['a'], Target),                     // JNZ a, imm
-        20 => (&['a'], Plain),                      // HALT a
-        32 => (&[], Template),                      // SUBMIT imm
-        33 => (&['a'], Template),                   // ENQUEUE imm, a
-        40 => (&[], Plain),                         // WAIT imm
-        41 | 48 | 49 => (&['a'], Plain),            // RESULT EVENT TIME a
-        _ => return None,
-    })
-}
+pub use crate::ops::{Imm, operands};
 
 /// Little-endian u32 at `at`; 0 past the end (the callers check sizes first).
 pub(crate) fn u32_at(data: &[u8], at: u64) -> u32 {

@@ -23,6 +23,7 @@
 
 pub mod check;
 pub mod models;
+pub(crate) mod ops;
 pub(crate) mod program;
 pub mod scenario;
 pub mod sim;

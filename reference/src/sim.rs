@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 
 use crate::check::{self, HEADER_LEN};
 use crate::models::Models;
+use crate::ops;
 use crate::params::Params;
 use crate::program::{Op, Program, Template};
 use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand, kind};
@@ -344,44 +345,16 @@ impl<'p> Sim<'p> {
 
     /// One micro-op at `self.pc` (the table of docs/spec.md "Micro-ops", S18).
     fn execute(&mut self, pass: u64) -> Step {
-        let Op { op, a, b, c, imm } = self.ops[self.pc as usize];
         let pc = self.pc;
+        let Op { op, a, imm, .. } = self.ops[pc as usize];
+        match ops::registers(self.ops[pc as usize], pc, &mut self.regs) {
+            Some(Ok(next)) => return Step::Next(next),
+            Some(Err(reason)) => return Step::Fail(reason),
+            None => {}
+        }
         let next = Step::Next(pc + 1);
-        let jump = |taken: bool| {
-            if taken {
-                Step::Next(imm)
-            } else {
-                Step::Next(pc + 1)
-            }
-        };
         let r = self.regs;
         match op {
-            1 => self.regs[a] = imm,
-            2 => self.regs[a] = r[b],
-            3 => self.regs[a] = r[b].wrapping_add(r[c]),
-            4 => self.regs[a] = r[b].wrapping_add(imm),
-            5 => self.regs[a] = r[b].wrapping_sub(r[c]),
-            6 => self.regs[a] = r[b].wrapping_mul(r[c]),
-            7 => self.regs[a] = r[b] & r[c],
-            8 => self.regs[a] = r[b] >> (imm & 31),
-            9 => {
-                if r[c] == 0 {
-                    return Step::Fail(Reason::ModByZero);
-                }
-                self.regs[a] = r[b] % r[c];
-            }
-            10 => {
-                let mut x = r[15];
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                self.regs[15] = x;
-                self.regs[a] = x;
-            }
-            16 => return jump(true),
-            17 => return jump(r[a] < r[b]),
-            18 => return jump(r[a] == r[b]),
-            19 => return jump(r[a] != 0),
             20 => {
                 if self.pending() != 0 {
                     return Step::Wait;

@@ -198,7 +198,7 @@ macro_rules! for_each_fused {
 pub(crate) use for_each_fused;
 
 macro_rules! define_op_index {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
+    ($($name:ident = $($field:tt),*;)*) => {
         for_each_fused!(define_op_index_all [$($name)*]);
     };
 }
@@ -226,18 +226,6 @@ macro_rules! define_op_index_all {
             pub(crate) const fn of(op: Opcode) -> OpIndex {
                 match op {
                     $(Opcode::$name => OpIndex::$name,)*
-                }
-            }
-
-            /// The micro-op of a plain index or a variant, the first
-            /// micro-op of a superinstruction; `None` for `End`.
-            #[cfg(any(feature = "chain", feature = "jit"))]
-            pub(crate) const fn first_opcode(self) -> Option<Opcode> {
-                match self {
-                    $(OpIndex::$name => Some(Opcode::$name),)*
-                    OpIndex::End => None,
-                    $(OpIndex::$fused => Some(Opcode::$first),)*
-                    $(OpIndex::$var => Some(Opcode::$base),)*
                 }
             }
         }

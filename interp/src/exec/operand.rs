@@ -33,6 +33,28 @@ pub(crate) trait Src {
     type Held: Src;
 }
 
+/// What a source reads from where ([`Src`]'s flags) as a value, for the
+/// tables worked out at compile time (the decoder's conditions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reads {
+    pub a: bool,
+    pub b: bool,
+    pub c: bool,
+    pub b_is_a: bool,
+    pub group: bool,
+}
+
+/// The [`Reads`] of source `S`.
+pub(crate) const fn reads<S: Src>() -> Reads {
+    Reads {
+        a: S::A,
+        b: S::B,
+        c: S::C,
+        b_is_a: S::B_IS_A,
+        group: S::GROUP,
+    }
+}
+
 /// Every operand from the register file.
 pub(crate) struct Regs;
 impl Src for Regs {

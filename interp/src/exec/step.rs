@@ -2,23 +2,24 @@
 //! every dispatch variant: a micro-op body run with the observer told and
 //! the exit point recorded ([`step`]), a superinstruction's two steps with
 //! the fuel between them ([`run_pair`], [`run_pair_charged`]), a handler's
-//! unit of work counted or charged ([`Unit`]: [`One`], [`Pair`]), and which
-//! units may sit inside a block ([`straight`]). Above the bodies; below the
-//! decoder and the dispatch loops.
+//! unit of work counted or charged ([`Unit`]: [`One`], [`Pair`]), the one
+//! list of every handler index's unit ([`for_each_unit!`]) and what the
+//! decoder and the compiler read of each ([`Shape`], [`shape`]). Above the
+//! bodies; below the decoder and the dispatch loops.
 //!
 //! The turn budget (S17) reaches the handlers as one folded counter, the
 //! fuel (machine/budget.rs); a block's head charges its whole block
 //! (dispatch/chain.rs, `head`), and what one unit costs is decided here.
 
-#[cfg(feature = "units")]
 use std::marker::PhantomData;
 
-use super::bodies::{self, Ctx, OpBody};
-use super::inst::{Exit, Flow, HANDLERS, Inst, OpIndex, for_each_fused};
+use super::bodies::{Ctx, OpBody};
+use super::inst::{Exit, Flow, HANDLERS, Inst, OpIndex};
+#[cfg(feature = "jit")]
+use super::lower::{Emit, Lowered};
 use super::observer::Observer;
-#[cfg(feature = "units")]
-use super::operand::Regs;
-use super::operand::Src;
+use super::operand::{Reads, Regs, Src, reads};
+use crate::ops::Opcode;
 
 /// Records the exit point (cold, shared by every variant).
 ///
@@ -140,10 +141,17 @@ pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Sr
     }
 }
 
-#[cfg(feature = "units")]
 /// What one handler runs: one micro-op ([`One`]) or a superinstruction's two
 /// ([`Pair`]).
 pub(crate) trait Unit {
+    /// The unit where no accumulator is held: what the counted handlers,
+    /// the heads (which may start a turn) and the loops that keep no
+    /// accumulator run (`Src::Held`).
+    type Idle: Unit;
+
+    /// What the decoder and the compiler read of the unit.
+    const SHAPE: Shape;
+
     /// Runs the unit counting one unit of fuel per micro-op (`fuel >= 1`):
     /// `Ok((next, fuel left))`, a pair stopping between its parts when one
     /// unit is left; `Err` after recording the exit point.
@@ -172,15 +180,29 @@ pub(crate) trait Unit {
         fuel: u32,
         acc: &mut u32,
     ) -> Result<*const Inst, Exit>;
+
+    /// Builds the unit's (first) micro-op for the compiled tier: a
+    /// superinstruction's second has an instruction of its own, and a
+    /// variant only says where the interpreter reads an operand.
+    #[cfg(feature = "jit")]
+    fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered;
 }
 
-#[cfg(feature = "units")]
 /// One micro-op body as a [`Unit`], reading the operands `S` names from
 /// the accumulator when its block's head paid (a forwarding variant).
 pub(crate) struct One<B, S = Regs>(PhantomData<(B, S)>);
 
-#[cfg(feature = "units")]
 impl<B: OpBody, S: Src> Unit for One<B, S> {
+    type Idle = One<B, S::Held>;
+
+    const SHAPE: Shape = Shape {
+        first: B::OP,
+        first_reads: reads::<S>(),
+        second: None,
+        second_reads: reads::<Regs>(),
+        straight: B::STRAIGHT,
+    };
+
     #[inline(always)]
     unsafe fn counted<O: Observer>(
         ip: *const Inst,
@@ -208,16 +230,30 @@ impl<B: OpBody, S: Src> Unit for One<B, S> {
         // block, so it gives its own unit back.
         unsafe { step::<B, O, S>(ip, regs, ctx, fuel + 1, acc) }
     }
+
+    #[cfg(feature = "jit")]
+    fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
+        B::lower(e, i)
+    }
 }
 
-#[cfg(feature = "units")]
 /// A superinstruction, `A` (its operands from where `SA` says: the
 /// register file or in place) then `B` (from where `SB` says: the register
 /// file, or the accumulator `A` left), as a [`Unit`].
 pub(crate) struct Pair<A, B, SA = Regs, SB = Regs>(PhantomData<(A, B, SA, SB)>);
 
-#[cfg(feature = "units")]
 impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
+    type Idle = Self;
+
+    const SHAPE: Shape = Shape {
+        first: A::OP,
+        first_reads: reads::<SA>(),
+        second: B::OP,
+        second_reads: reads::<SB>(),
+        // The first is always straight (for_each_fused!).
+        straight: B::STRAIGHT,
+    };
+
     #[inline(always)]
     unsafe fn counted<O: Observer>(
         ip: *const Inst,
@@ -244,44 +280,97 @@ impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
         // SAFETY: as `counted`.
         unsafe { run_pair_charged::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
     }
+
+    #[cfg(feature = "jit")]
+    fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
+        A::lower(e, i)
+    }
 }
 
-/// A superinstruction's operand source as `for_each_fused!` names it, as a
-/// [`Src`] type: none is the register file.
-#[cfg(feature = "units")]
-macro_rules! src_or_regs {
-    () => {
+/// Calls `$m!` with every handler index's unit, in index order, one
+/// entry `Index: UnitType;` each: every micro-op (`One<bodies::Name>`),
+/// `End`, every superinstruction of [`for_each_fused!`](super::inst::for_each_fused)
+/// (`Pair<bodies::First, bodies::Second, SrcFirst, SrcSecond>`) and every
+/// variant (`One<bodies::Base, src::x>`). The one list every dispatch loop,
+/// the decoder's choices ([`shape`]) and the compiler read; `<U as
+/// Unit>::Idle` is an entry's unit where nothing is held. (The arms after
+/// the first are its own steps through `for_each_op!` and
+/// `for_each_fused!`.)
+macro_rules! for_each_unit {
+    ($m:ident) => {
+        $crate::for_each_op! { for_each_unit @ops $m }
+    };
+    (@ops $m:ident $($name:ident = $($field:tt),*;)*) => {
+        $crate::exec::inst::for_each_fused! { for_each_unit [@units $m $($name)*] }
+    };
+    ([@units $m:ident $($name:ident)*]
+     [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*]
+     [$($var:ident = $base:ident($src:ident);)*]) => {
+        $m! {
+            $($name: $crate::exec::step::One<$crate::exec::bodies::$name>;)*
+            End: $crate::exec::step::One<$crate::exec::bodies::End>;
+            $($fused: $crate::exec::step::Pair<
+                $crate::exec::bodies::$first,
+                $crate::exec::bodies::$second,
+                $crate::exec::step::for_each_unit!(@src $($fsrc)?),
+                $crate::exec::step::for_each_unit!(@src $($ssrc)?),
+            >;)*
+            $($var: $crate::exec::step::One<$crate::exec::bodies::$base, $crate::exec::operand::src::$src>;)*
+        }
+    };
+    (@src) => {
         $crate::exec::operand::Regs
     };
-    ($src:ident) => {
+    (@src $src:ident) => {
         $crate::exec::operand::src::$src
     };
 }
-#[cfg(feature = "units")]
-pub(crate) use src_or_regs;
+pub(crate) use for_each_unit;
 
-/// Whether each dense index's unit is straight (`OpBody::STRAIGHT`; a
-/// superinstruction by its second micro-op, the first always being
-/// straight): whether it may sit inside a block (inst.rs "Blocks").
+/// What the decoder, the block cutter and the compiler read of a handler
+/// index's unit ([`Unit::SHAPE`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    /// Its micro-op, a superinstruction's first; `None` for `End`.
+    pub first: Option<Opcode>,
+    /// Where that micro-op reads its operands (a variant's source).
+    pub first_reads: Reads,
+    /// A superinstruction's second micro-op.
+    pub second: Option<Opcode>,
+    /// Where the second reads its operands.
+    pub second_reads: Reads,
+    /// Whether the unit may sit inside a block (inst.rs "Blocks";
+    /// `OpBody::STRAIGHT`, a superinstruction's by its second micro-op).
+    pub straight: bool,
+}
+
+macro_rules! shapes {
+    ($($index:ident: $unit:ty;)*) => {
+        /// Every handler index's shape, by index.
+        pub(crate) const SHAPES: [Shape; HANDLERS] = [$(<$unit as Unit>::SHAPE,)*];
+
+        // The list and `OpIndex` are in one order (both from the same
+        // lists).
+        const _: () = {
+            let mut k = 0;
+            $(
+                assert!(OpIndex::$index as usize == k);
+                k += 1;
+            )*
+            assert!(k == HANDLERS);
+        };
+    };
+}
+
+for_each_unit!(shapes);
+
+/// The shape of handler index `index`'s unit.
+pub(crate) const fn shape(index: OpIndex) -> Shape {
+    SHAPES[index as usize]
+}
+
+/// Whether each dense index's unit is straight ([`Shape::straight`]):
+/// whether it may sit inside a block (inst.rs "Blocks").
 pub(crate) const fn straight(index: OpIndex) -> bool {
-    STRAIGHT[index as usize]
+    shape(index).straight
 }
-
-macro_rules! straight_ops {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(straight_all [$($name)*]);
-    };
-}
-
-macro_rules! straight_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
-        const STRAIGHT: [bool; HANDLERS] = [
-            $(<bodies::$name as OpBody>::STRAIGHT,)*
-            false,
-            $(<bodies::$second as OpBody>::STRAIGHT,)*
-            $(<bodies::$base as OpBody>::STRAIGHT,)*
-        ];
-    };
-}
-
-crate::for_each_op!(straight_ops);

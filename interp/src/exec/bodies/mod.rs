@@ -26,6 +26,7 @@ use super::lower::{Emit, Lowered};
 use super::observer::Observer;
 pub(crate) use super::operand::{Regs, Src};
 use super::template::Tmpl;
+use crate::ops::Opcode;
 use crate::types::Reason;
 
 /// The state one turn of one stream works on, reached through raw pointers
@@ -93,8 +94,28 @@ impl<O: Observer> Ctx<O> {
     }
 }
 
+/// Which micro-op a body does (`None` for the `End` sentinel): made from
+/// `for_each_op!`, whose names the bodies bear.
+pub(crate) trait Named {
+    const OP: Option<Opcode>;
+}
+
+macro_rules! named_bodies {
+    ($($name:ident = $($field:tt),*;)*) => {
+        $(impl Named for $name {
+            const OP: Option<Opcode> = Some(Opcode::$name);
+        })*
+    };
+}
+
+crate::for_each_op!(named_bodies);
+
+impl Named for End {
+    const OP: Option<Opcode> = None;
+}
+
 /// One micro-op's behaviour.
-pub(crate) trait OpBody {
+pub(crate) trait OpBody: Named {
     /// True when the micro-op never stops the turn and always goes on to the
     /// next instruction (never `Err`, always `ip + 1`): it can sit inside a
     /// block (inst.rs "Blocks") rather than end one.

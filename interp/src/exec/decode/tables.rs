@@ -1,6 +1,6 @@
 //! The decoder's tables, built at compile time from the one definition
-//! (`for_each_op!`) and the list of superinstructions and variants
-//! (`for_each_fused!`): what an opcode byte decodes to ([`RULES`]), which
+//! (`for_each_op!`) and the shapes of the units (step.rs `shape`: the
+//! superinstructions and variants of `for_each_fused!`): what an opcode byte decodes to ([`RULES`]), which
 //! variant a micro-op gets under which conditions ([`VARIANTS`],
 //! [`conditions`]), which pairs fuse ([`Rule::pairs`], [`fuse`])
 //! (performance.md D36).
@@ -8,9 +8,9 @@
 use crate::format::reg_offset;
 use crate::ops::{ImmKind, Opcode};
 
-use crate::exec::inst::{HEAD, OpIndex, for_each_fused, len_in_imm};
-use crate::exec::operand::Src;
-use crate::exec::step::straight;
+use crate::exec::inst::{HANDLERS, HEAD, OpIndex, len_in_imm};
+use crate::exec::operand::Reads;
+use crate::exec::step::{SHAPES, straight};
 
 /// What the decoder reads from an opcode byte: one table lookup where a
 /// chain of tests and a loop over the register fields were
@@ -86,7 +86,7 @@ pub(super) const RULES: [Rule; 256] = {
         let mut p = 0;
         while p < FUSED_LIST.len() {
             let (_, first, _, second, _) = FUSED_LIST[p];
-            if first as u8 == index as u8 {
+            if first == index as u8 {
                 pairs |= 1 << second as u32;
             }
             p += 1;
@@ -126,13 +126,13 @@ pub(super) const GROUP: usize = 16;
 /// its block's length in `imm` ([`len_in_imm`]), else in `c`.
 pub(super) const LEN_IN_IMM: u8 = 32;
 
-/// The conditions source `S` asks for.
-const fn needs<S: Src>() -> usize {
-    (if S::B_IS_A { IN_PLACE } else { 0 })
-        | (if S::A { ACC_A } else { 0 })
-        | (if S::B { ACC_B } else { 0 })
-        | (if S::C { ACC_C } else { 0 })
-        | (if S::GROUP { GROUP } else { 0 })
+/// The conditions a source that reads so asks for.
+const fn needs(reads: Reads) -> usize {
+    (if reads.b_is_a { IN_PLACE } else { 0 })
+        | (if reads.a { ACC_A } else { 0 })
+        | (if reads.b { ACC_B } else { 0 })
+        | (if reads.c { ACC_C } else { 0 })
+        | (if reads.group { GROUP } else { 0 })
 }
 
 /// The accumulator's register where none is held (a head, the second of
@@ -161,34 +161,50 @@ pub(super) fn conditions(word: u64, acc: u32) -> usize {
 /// Rows of [`VARIANTS`]: one per dense index below [`HEAD`].
 pub(super) const ROWS: usize = HEAD as usize;
 
-macro_rules! selection_ops {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(selection_all [$($name)*]);
-    };
+/// Whether handler index `k` is a variant (the one micro-op of a plain
+/// index, read from where its source says), and its plain index.
+const fn variant_of(k: usize) -> Option<usize> {
+    let shape = SHAPES[k];
+    match shape.first {
+        Some(op) if shape.second.is_none() && OpIndex::of(op) as usize != k => {
+            Some(OpIndex::of(op) as usize)
+        }
+        _ => None,
+    }
 }
 
-macro_rules! selection_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
-        /// `(variant, base, conditions)` of every variant, in list order.
-        const VARIANT_LIST: &[(OpIndex, OpIndex, usize)] = &[
-            $((OpIndex::$var, OpIndex::$base, needs::<crate::exec::operand::src::$src>()),)*
-        ];
+/// How many superinstructions there are.
+const FUSED_COUNT: usize = {
+    let mut n = 0;
+    let mut k = 0;
+    while k < HANDLERS {
+        n += SHAPES[k].second.is_some() as usize;
+        k += 1;
+    }
+    n
+};
 
-        /// `(pair, first, its conditions, second, its conditions)` of
-        /// every superinstruction, in list order.
-        const FUSED_LIST: &[(OpIndex, OpIndex, usize, OpIndex, usize)] = &[
-            $((
-                OpIndex::$fused,
-                OpIndex::$first,
-                0 $(| needs::<crate::exec::operand::src::$fsrc>())?,
-                OpIndex::$second,
-                0 $(| needs::<crate::exec::operand::src::$ssrc>())?,
-            ),)*
-        ];
-    };
-}
-
-crate::for_each_op!(selection_ops);
+/// `(pair, first, its conditions, second, its conditions)` of every
+/// superinstruction, in list order.
+const FUSED_LIST: [(u8, u8, usize, u8, usize); FUSED_COUNT] = {
+    let mut list = [(0, 0, 0, 0, 0); FUSED_COUNT];
+    let (mut k, mut n) = (0, 0);
+    while k < HANDLERS {
+        let shape = SHAPES[k];
+        if let (Some(first), Some(second)) = (shape.first, shape.second) {
+            list[n] = (
+                k as u8,
+                OpIndex::of(first) as u8,
+                needs(shape.first_reads),
+                OpIndex::of(second) as u8,
+                needs(shape.second_reads),
+            );
+            n += 1;
+        }
+        k += 1;
+    }
+    list
+};
 
 /// `VARIANTS[index][conditions]`: the variant the decoder gives a plain
 /// micro-op of this index whose conditions are these, the first in list
@@ -201,13 +217,15 @@ pub(super) const VARIANTS: [[u8; 32]; ROWS] = {
         let mut conds = 0;
         while conds < 32 {
             table[base][conds] = base as u8;
-            let mut k = VARIANT_LIST.len();
+            let mut k = HANDLERS;
             // From the end, so that the first in list order is kept.
             while k > 0 {
                 k -= 1;
-                let (var, of, needs) = VARIANT_LIST[k];
-                if of as usize == base && conds & needs == needs {
-                    table[base][conds] = var as u8;
+                if let Some(of) = variant_of(k) {
+                    let needs = needs(SHAPES[k].first_reads);
+                    if of == base && conds & needs == needs {
+                        table[base][conds] = k as u8;
+                    }
                 }
             }
             conds += 1;
@@ -225,11 +243,11 @@ pub(super) fn fuse(first: u8, first_conds: usize, second: u8, second_conds: usiz
     FUSED_LIST
         .iter()
         .find_map(|&(pair, f, f_needs, s, s_needs)| {
-            (f as u8 == first
-                && s as u8 == second
+            (f == first
+                && s == second
                 && first_conds & f_needs == f_needs
                 && second_conds & s_needs == s_needs)
-                .then_some(pair as u8)
+                .then_some(pair)
         })
 }
 

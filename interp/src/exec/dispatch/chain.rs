@@ -22,12 +22,9 @@ use std::marker::PhantomData;
 
 use crate::exec::bodies;
 use crate::exec::handler::{handler_fn, tail_call};
-use crate::exec::inst::{
-    Exit, Free, HANDLERS, HEAD, Handler, Inst, OpIndex, TABLE_LEN, for_each_fused, len_in_imm,
-};
+use crate::exec::inst::{Exit, Free, HANDLERS, HEAD, Handler, Inst, TABLE_LEN, len_in_imm};
 use crate::exec::observer::Observer;
-use crate::exec::operand::{self, Src};
-use crate::exec::step::{One, Pair, Unit, exit_at, src_or_regs};
+use crate::exec::step::{One, Unit, exit_at, for_each_unit};
 
 /// How a chained handler finds the charged or head handler of the next
 /// instruction.
@@ -187,40 +184,20 @@ pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
     unsafe { (Checked::<O, N>::of(ip))(ip, regs, 0, Free::uninit(), ctx, fuel) }
 }
 
-macro_rules! chain_table_ops {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(chain_table_all [$($name)*]);
-    };
-}
-
-macro_rules! chain_table_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
+macro_rules! chain_tables {
+    ($($index:ident: $unit:ty;)*) => {
         /// The two handler tables of variant `N` for observer `O`, by `op`
         /// byte: (counted, charged), each with the head handlers from
         /// [`HEAD`] on. The unused entries between hold `End`'s counted
         /// handler. A variant's counted and head handlers read its operands
         /// from where its source says when no accumulator is held
-        /// (`Src::Held`).
+        /// (`Unit::Idle`): only an in-place variant is ever a head (the
+        /// decoder forwards the accumulator only inside a block).
         pub(crate) const fn tables<O: Observer, N: NextHandler>() -> ([Handler; TABLE_LEN], [Handler; TABLE_LEN]) {
-            let plain: [Handler; HANDLERS] = [
-                $(counted::<One<bodies::$name>, O, N> as Handler,)*
-                counted::<One<bodies::End>, O, N> as Handler,
-                $(counted::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O, N> as Handler,)*
-                $(counted::<One<bodies::$base, <operand::src::$src as Src>::Held>, O, N> as Handler,)*
-            ];
-            let inside: [Handler; HANDLERS] = [
-                $(charged::<One<bodies::$name>, O, N> as Handler,)*
-                charged::<One<bodies::End>, O, N> as Handler,
-                $(charged::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O, N> as Handler,)*
-                $(charged::<One<bodies::$base, operand::src::$src>, O, N> as Handler,)*
-            ];
+            let plain: [Handler; HANDLERS] = [$(counted::<<$unit as Unit>::Idle, O, N> as Handler,)*];
+            let inside: [Handler; HANDLERS] = [$(charged::<$unit, O, N> as Handler,)*];
             let heads: [Handler; HANDLERS] = [
-                $(head::<One<bodies::$name>, { len_in_imm(OpIndex::$name.first_opcode()) }, O, N> as Handler,)*
-                head::<One<bodies::End>, { len_in_imm(OpIndex::End.first_opcode()) }, O, N> as Handler,
-                $(head::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, { len_in_imm(OpIndex::$fused.first_opcode()) }, O, N> as Handler,)*
-                // Only an in-place variant is ever a head (the decoder
-                // forwards the accumulator only inside a block).
-                $(head::<One<bodies::$base, <operand::src::$src as Src>::Held>, { len_in_imm(OpIndex::$var.first_opcode()) }, O, N> as Handler,)*
+                $(head::<<$unit as Unit>::Idle, { len_in_imm(<$unit as Unit>::SHAPE.first) }, O, N> as Handler,)*
             ];
             let filler = counted::<One<bodies::End>, O, N> as Handler;
             let mut c = [filler; TABLE_LEN];
@@ -238,4 +215,4 @@ macro_rules! chain_table_all {
     };
 }
 
-crate::for_each_op!(chain_table_ops);
+for_each_unit!(chain_tables);

@@ -5,12 +5,10 @@
 //! the central `match`'s jump table; the fuel is counted per micro-op, as
 //! the switch loop counts it (no block is charged at its head).
 
-use crate::exec::bodies;
 use crate::exec::handler::handler_fn;
-use crate::exec::inst::{Exit, Inst, OpIndex, for_each_fused};
+use crate::exec::inst::{Exit, Inst, OpIndex};
 use crate::exec::observer::Observer;
-use crate::exec::operand::{self, Src};
-use crate::exec::step::{One, Pair, Unit, exit_at, src_or_regs};
+use crate::exec::step::{Unit, exit_at, for_each_unit};
 
 handler_fn! {
     /// The handler of unit `U`: runs it counted, then hands the next
@@ -49,17 +47,13 @@ pub(crate) unsafe fn run<O: Observer>(
     unsafe { central::<O>(ip, regs, ctx, fuel) }
 }
 
-macro_rules! indirect_ops {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(indirect_all [$($name)*]);
-    };
-}
-
-macro_rules! indirect_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
+macro_rules! central_dispatch {
+    ($($index:ident: $unit:ty;)*) => {
         handler_fn! {
             /// The central dispatch: the handler of the unit at `ip`, by
             /// its `op` byte (a head is counted like any micro-op here).
+            /// Nothing is held from one unit to the next: a forwarding
+            /// variant reads the register file.
             ///
             /// # Safety
             /// The handler contract (handler.rs).
@@ -68,12 +62,7 @@ macro_rules! indirect_all {
                 // byte from the unit that `ip` holds.
                 unsafe {
                     match OpIndex::from_byte((*ip).op) {
-                        $(OpIndex::$name => become unit::<One<bodies::$name>, O>(ip, regs, ctx, fuel),)*
-                        OpIndex::End => become unit::<One<bodies::End>, O>(ip, regs, ctx, fuel),
-                        $(OpIndex::$fused => become unit::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O>(ip, regs, ctx, fuel),)*
-                        // Nothing is held from one unit to the next: a
-                        // forwarding variant reads the register file.
-                        $(OpIndex::$var => become unit::<One<bodies::$base, <operand::src::$src as Src>::Held>, O>(ip, regs, ctx, fuel),)*
+                        $(OpIndex::$index => become unit::<<$unit as Unit>::Idle, O>(ip, regs, ctx, fuel),)*
                     }
                 }
             }
@@ -81,4 +70,4 @@ macro_rules! indirect_all {
     };
 }
 
-crate::for_each_op!(indirect_ops);
+for_each_unit!(central_dispatch);

@@ -8,11 +8,9 @@
 //! docs/dispatch.md measures what that buys. The fuel is counted per
 //! micro-op, as the switch loop counts it.
 
-use crate::exec::bodies;
-use crate::exec::inst::{Exit, Flow, Inst, OpIndex, for_each_fused};
+use crate::exec::inst::{Exit, Flow, Inst, OpIndex};
 use crate::exec::observer::Observer;
-use crate::exec::operand::{self, Src};
-use crate::exec::step::{One, Pair, Unit, exit_at, src_or_regs};
+use crate::exec::step::{Unit, exit_at, for_each_unit};
 
 /// Runs unit `U` at `ip` counted: the next instruction with `fuel` taken,
 /// or the exit once its point is recorded (also when the fuel ran out).
@@ -39,14 +37,8 @@ unsafe fn unit<U: Unit, O: Observer>(
     }
 }
 
-macro_rules! loop_match_ops {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(loop_match_all [$($name)*]);
-    };
-}
-
-macro_rules! loop_match_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
+macro_rules! match_loop {
+    ($($index:ident: $unit:ty;)*) => {
         /// Runs from `ip` until an exit.
         ///
         /// # Safety
@@ -66,21 +58,9 @@ macro_rules! loop_match_all {
                 loop {
                     state = 'next: {
                         match state {
-                            $(OpIndex::$name => match unit::<One<bodies::$name>, O>(ip, regs, ctx, &mut fuel) {
-                                Ok(next) => { ip = next; break 'next OpIndex::from_byte((*ip).op) }
-                                Err(why) => return why,
-                            },)*
-                            OpIndex::End => match unit::<One<bodies::End>, O>(ip, regs, ctx, &mut fuel) {
-                                Ok(next) => { ip = next; break 'next OpIndex::from_byte((*ip).op) }
-                                Err(why) => return why,
-                            },
-                            $(OpIndex::$fused => match unit::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O>(ip, regs, ctx, &mut fuel) {
-                                Ok(next) => { ip = next; break 'next OpIndex::from_byte((*ip).op) }
-                                Err(why) => return why,
-                            },)*
                             // Nothing is held from one unit to the next: a
                             // forwarding variant reads the register file.
-                            $(OpIndex::$var => match unit::<One<bodies::$base, <operand::src::$src as Src>::Held>, O>(ip, regs, ctx, &mut fuel) {
+                            $(OpIndex::$index => match unit::<<$unit as Unit>::Idle, O>(ip, regs, ctx, &mut fuel) {
                                 Ok(next) => { ip = next; break 'next OpIndex::from_byte((*ip).op) }
                                 Err(why) => return why,
                             },)*
@@ -92,4 +72,4 @@ macro_rules! loop_match_all {
     };
 }
 
-crate::for_each_op!(loop_match_ops);
+for_each_unit!(match_loop);

@@ -8,10 +8,9 @@
 use std::marker::PhantomData;
 
 use crate::exec::bodies;
-use crate::exec::inst::{Exit, HANDLERS, HEAD, Inst, TABLE_LEN, for_each_fused};
+use crate::exec::inst::{Exit, HANDLERS, HEAD, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;
-use crate::exec::operand::{self, Src};
-use crate::exec::step::{One, Pair, Unit, exit_at, src_or_regs};
+use crate::exec::step::{One, Unit, exit_at, for_each_unit};
 
 /// A unit as a subroutine: `(next, fuel left)`, or the exit once its
 /// point is recorded.
@@ -84,27 +83,15 @@ pub(crate) unsafe fn run<O: Observer>(
 /// The subroutines for observer `O`.
 struct Subs<O>(PhantomData<O>);
 
-macro_rules! subroutine_ops {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(subroutine_all [$($name)*]);
-    };
-}
-
-macro_rules! subroutine_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
+macro_rules! subroutine_table {
+    ($($index:ident: $unit:ty;)*) => {
         impl<O: Observer> Subs<O> {
             /// By `op` byte: each index's subroutine, again from [`HEAD`]
             /// on (a head is counted like any micro-op here). The unused
-            /// entries between hold `End`'s.
+            /// entries between hold `End`'s. Nothing is held between
+            /// calls: a forwarding variant reads the register file.
             const TABLE: [Sub; TABLE_LEN] = {
-                let units: [Sub; HANDLERS] = [
-                    $(sub::<One<bodies::$name>, O> as Sub,)*
-                    sub::<One<bodies::End>, O> as Sub,
-                    $(sub::<Pair<bodies::$first, bodies::$second, src_or_regs!($($fsrc)?), src_or_regs!($($ssrc)?)>, O> as Sub,)*
-                    // Nothing is held between calls: a forwarding variant
-                    // reads the register file.
-                    $(sub::<One<bodies::$base, <operand::src::$src as Src>::Held>, O> as Sub,)*
-                ];
+                let units: [Sub; HANDLERS] = [$(sub::<<$unit as Unit>::Idle, O> as Sub,)*];
                 let mut t = [sub::<One<bodies::End>, O> as Sub; TABLE_LEN];
                 let mut i = 0;
                 while i < HANDLERS {
@@ -118,4 +105,4 @@ macro_rules! subroutine_all {
     };
 }
 
-crate::for_each_op!(subroutine_ops);
+for_each_unit!(subroutine_table);

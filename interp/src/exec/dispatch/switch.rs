@@ -1,20 +1,81 @@
 //! The switch-loop variant (feature `switch`): `loop { match op { ... } }`
-//! over the same pre-decoded program and the same micro-op bodies.
+//! over the same pre-decoded program and the same bodies, counted micro-op
+//! by micro-op, with one shared end where the loop counts the fuel and
+//! goes on (the classic switch loop the other variants are measured
+//! against; a loop whose arms each finish their own unit is `loop_match`'s).
 
-use crate::exec::bodies::{self, OpBody};
-use crate::exec::inst::{Exit, Inst, OpIndex, for_each_fused};
+use crate::exec::bodies::{Ctx, OpBody};
+use crate::exec::inst::{Exit, Flow, Inst, OpIndex};
 use crate::exec::observer::Observer;
-use crate::exec::operand::Regs;
-use crate::exec::step::{exit_at, observe, run_pair};
+use crate::exec::operand::{Regs, Src};
+use crate::exec::step::{One, Pair, exit_at, for_each_unit, observe, run_pair};
 
-macro_rules! switch_loop {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(switch_loop_all [$($name)*]);
-    };
+/// How the switch loop runs a unit. It keeps no accumulator: every operand
+/// comes from the register file (in place, `b` is `a` anyway).
+trait Switched {
+    /// A superinstruction, run by [`Switched::pair`]; else by
+    /// [`Switched::alone`].
+    const PAIR: bool;
+
+    /// Runs the micro-op's body; the loop counts it.
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs), and `ip` holds this unit.
+    unsafe fn alone<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow;
+
+    /// Runs the superinstruction's two micro-ops counted ([`run_pair`]).
+    ///
+    /// # Safety
+    /// As [`Switched::alone`], and `fuel >= 1`.
+    unsafe fn pair<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+    ) -> Result<(*const Inst, u32), Exit>;
 }
 
-macro_rules! switch_loop_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
+impl<B: OpBody, S: Src> Switched for One<B, S> {
+    const PAIR: bool = false;
+
+    #[inline(always)]
+    unsafe fn alone<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+        // SAFETY: the caller's contract.
+        unsafe { B::run::<O>(ip, regs, ctx) }
+    }
+
+    unsafe fn pair<O: Observer>(
+        _: *const Inst,
+        _: *mut u32,
+        _: *mut (),
+        _: u32,
+    ) -> Result<(*const Inst, u32), Exit> {
+        unreachable!("one micro-op runs alone")
+    }
+}
+
+impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Switched for Pair<A, B, SA, SB> {
+    const PAIR: bool = true;
+
+    unsafe fn alone<O: Observer>(_: *const Inst, _: *mut u32, _: &mut Ctx<O>) -> Flow {
+        unreachable!("a superinstruction runs as a pair")
+    }
+
+    #[inline(always)]
+    unsafe fn pair<O: Observer>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: *mut (),
+        fuel: u32,
+    ) -> Result<(*const Inst, u32), Exit> {
+        // SAFETY: the caller's contract: Program::decode gave this index
+        // only to an `A` followed by a `B` (run_pair's contract).
+        unsafe { run_pair::<A, B, O, Regs, Regs>(ip, regs, ctx, fuel, &mut 0) }
+    }
+}
+
+macro_rules! switch_loop {
+    ($($index:ident: $unit:ty;)*) => {
         /// Runs from `ip` until an exit.
         ///
         /// # Safety
@@ -31,28 +92,23 @@ macro_rules! switch_loop_all {
             // Program::decode from an OpIndex.
             unsafe {
                 loop {
-                    let c = &mut *(ctx as *mut bodies::Ctx<O>);
+                    let c = &mut *(ctx as *mut Ctx<O>);
                     let flow = match OpIndex::from_byte((*ip).op) {
-                        $(OpIndex::$name => <bodies::$name as OpBody>::run::<O>(ip, regs, c),)*
-                        OpIndex::End => <bodies::End as OpBody>::run::<O>(ip, regs, c),
-                        // The loop counts per micro-op and keeps no
-                        // accumulator: a variant reads its registers (in
-                        // place, `b` is `a` anyway).
-                        $(OpIndex::$var => <bodies::$base as OpBody>::run::<O>(ip, regs, c),)*
-                        $(OpIndex::$fused => {
-                            // Program::decode gave this index only to a
-                            // `$first` followed by a `$second` (run_pair's contract).
-                            match run_pair::<bodies::$first, bodies::$second, O, Regs, Regs>(ip, regs, ctx, fuel, &mut 0) {
-                                Ok((next, left)) => {
-                                    if left == 0 {
-                                        return exit_at::<O>(ctx, next, 0, Exit::Fuel);
+                        $(OpIndex::$index => {
+                            if <$unit as Switched>::PAIR {
+                                match <$unit as Switched>::pair::<O>(ip, regs, ctx, fuel) {
+                                    Ok((next, left)) => {
+                                        if left == 0 {
+                                            return exit_at::<O>(ctx, next, 0, Exit::Fuel);
+                                        }
+                                        ip = next;
+                                        fuel = left;
+                                        continue;
                                     }
-                                    ip = next;
-                                    fuel = left;
-                                    continue;
+                                    Err(why) => return why,
                                 }
-                                Err(why) => return why,
                             }
+                            <$unit as Switched>::alone::<O>(ip, regs, c)
                         })*
                     };
                     match flow {
@@ -72,4 +128,4 @@ macro_rules! switch_loop_all {
     };
 }
 
-crate::for_each_op!(switch_loop);
+for_each_unit!(switch_loop);

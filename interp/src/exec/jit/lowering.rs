@@ -1,12 +1,12 @@
 //! What the compiler asks of a unit: which body's lowering builds it
-//! ([`lower`], generated from `for_each_op!` and `for_each_fused!`), and
+//! ([`lower`], generated from the list of units, `for_each_unit!`), and
 //! what that lowering does without building anything ([`Survey`]: whether
 //! it interprets, which registers it touches, where it jumps), for the
 //! plan (plan.rs) and the builder (compile.rs) alike.
 
-use crate::exec::bodies::{self, OpBody};
-use crate::exec::inst::{HEAD, Inst, OpIndex, for_each_fused};
+use crate::exec::inst::{HEAD, Inst, OpIndex};
 use crate::exec::lower::{Cmp, Emit, Lowered};
+use crate::exec::step::{Unit, for_each_unit};
 
 /// The dense index of a decoded `op` byte.
 pub(crate) fn op_index(op: u8) -> OpIndex {
@@ -19,30 +19,19 @@ pub(crate) fn op_index(op: u8) -> OpIndex {
     }
 }
 
-macro_rules! lower_ops {
-    ($($name:ident = $code:literal, $mn:ident, [$($reg:ident)*], $imm:ident, $doc:literal;)*) => {
-        for_each_fused!(lower_all [$($name)*]);
-    };
-}
-
-macro_rules! lower_all {
-    ([$($name:ident)*] [$($fused:ident = $first:ident $(($fsrc:ident))? + $second:ident $(($ssrc:ident))?;)*] [$($var:ident = $base:ident($src:ident);)*]) => {
-        /// Lowers the micro-op of dense index `index` at `e`'s pc: its own
-        /// body's, a superinstruction's first micro-op's (its second has
-        /// an instruction of its own), a variant's base body's (the
-        /// variant only says where the interpreter reads an operand).
+macro_rules! lowerings {
+    ($($index:ident: $unit:ty;)*) => {
+        /// Lowers the micro-op of dense index `index` at `e`'s pc
+        /// ([`Unit::lower`]).
         pub(crate) fn lower<E: Emit>(index: OpIndex, e: &mut E, i: &Inst) -> Lowered {
             match index {
-                $(OpIndex::$name => <bodies::$name as OpBody>::lower(e, i),)*
-                OpIndex::End => <bodies::End as OpBody>::lower(e, i),
-                $(OpIndex::$fused => <bodies::$first as OpBody>::lower(e, i),)*
-                $(OpIndex::$var => <bodies::$base as OpBody>::lower(e, i),)*
+                $(OpIndex::$index => <$unit as Unit>::lower(e, i),)*
             }
         }
     };
 }
 
-crate::for_each_op!(lower_ops);
+for_each_unit!(lowerings);
 
 /// What the plan needs of a micro-op's lowering, asked of the lowering
 /// itself (an [`Emit`] that builds nothing): whether the interpreter runs

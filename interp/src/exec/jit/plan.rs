@@ -25,6 +25,7 @@
 use std::ops::Range;
 
 use crate::exec::inst::{HEAD, Inst, len_in_imm};
+use crate::exec::step::shape;
 
 use super::lowering::{Survey, op_index};
 
@@ -85,7 +86,7 @@ impl Plan {
             let pc32 = pc as u32;
             let index = op_index(inst.op);
             if inst.op & HEAD != 0 {
-                let len = if len_in_imm(index.first_opcode()) {
+                let len = if len_in_imm(shape(index).first) {
                     inst.imm
                 } else {
                     u32::from(inst.c)

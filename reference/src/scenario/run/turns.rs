@@ -6,6 +6,7 @@
 
 use super::slots::outside_grid;
 use super::{Kernel, Life, Step};
+use crate::ops;
 use crate::result::{Reason, kind};
 use crate::sim::{FLAG_EXCLUSIVE, FROM_COMMAND, QUEUE_CAPACITY};
 
@@ -73,39 +74,18 @@ impl Kernel<'_> {
 
     /// One micro-op of stream `s` at its pc (docs/spec.md "Micro-ops", S18).
     fn execute(&mut self, s: usize, pass: u64) -> Step {
-        let stream = &self.streams[s];
+        let stream = &mut self.streams[s];
         let pc = stream.pc;
         let op = stream.program.ops[pc as usize];
-        let (a, b, c, imm) = (op.a, op.b, op.c, op.imm);
+        match ops::registers(op, pc, &mut stream.regs) {
+            Some(Ok(next)) => return Step::Next(next),
+            Some(Err(reason)) => return Step::Fail(reason),
+            None => {}
+        }
+        let stream = &self.streams[s];
+        let (a, imm) = (op.a, op.imm);
         let r = stream.regs;
-        let jump = |taken: bool| Step::Next(if taken { imm } else { pc + 1 });
         let value = match op.op {
-            1 => imm,
-            2 => r[b],
-            3 => r[b].wrapping_add(r[c]),
-            4 => r[b].wrapping_add(imm),
-            5 => r[b].wrapping_sub(r[c]),
-            6 => r[b].wrapping_mul(r[c]),
-            7 => r[b] & r[c],
-            8 => r[b] >> (imm & 31),
-            9 => {
-                if r[c] == 0 {
-                    return Step::Fail(Reason::ModByZero);
-                }
-                r[b] % r[c]
-            }
-            10 => {
-                let mut x = r[15];
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                self.streams[s].regs[15] = x;
-                x
-            }
-            16 => return jump(true),
-            17 => return jump(r[a] < r[b]),
-            18 => return jump(r[a] == r[b]),
-            19 => return jump(r[a] != 0),
             20 => {
                 if self.pending(s) != 0 {
                     return Step::Wait;
