@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use crate::engine::{self, HostCommand, Params, Scenario, ScenarioError, scenario_params_json};
 use crate::errors::{params_error, scenario_error, type_name};
 use crate::scenario_result::PyScenarioResult;
-use crate::simulate::{Callables, Keywords, params_of, upload_bytes, variant};
+use crate::simulate::{Callables, Keywords, params_of, upload_bytes, variant, with_keywords};
 use kmst_reference::{Entry, Problem};
 
 /// The S36 parameter keys a scenario takes (S24's without `cancel_pass`).
@@ -476,48 +476,26 @@ fn args_arg(obj: Option<&Bound<'_, PyAny>>, entry: &str, kind: &str) -> PyResult
     Ok(args)
 }
 
-#[pymethods]
-impl PyScenario {
+with_keywords! {
+    impl PyScenario;
     /// `Scenario(*, delay=0, result="zero", deadline_passes=None, ...)`: an
     /// empty scenario with these parameters (the keywords of `simulate`
     /// without `cancel_pass`, S26).
     #[new]
-    #[pyo3(signature = (*, delay=crate::simulate::DelayArg::NotGiven, result=None,
-        deadline_passes=None, default_deadline_passes=None, cancel_pass=None, core_count=None,
-        ticks_per_pass=None, max_passes=None, region_size=None, turn_budget=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new<'py>(
-        py: Python<'py>,
-        delay: crate::simulate::DelayArg<'py>,
-        result: Option<Bound<'py, PyAny>>,
-        deadline_passes: Option<Bound<'py, PyAny>>,
-        default_deadline_passes: Option<Bound<'py, PyAny>>,
-        cancel_pass: Option<Bound<'py, PyAny>>,
-        core_count: Option<Bound<'py, PyAny>>,
-        ticks_per_pass: Option<Bound<'py, PyAny>>,
-        max_passes: Option<Bound<'py, PyAny>>,
-        region_size: Option<Bound<'py, PyAny>>,
-        turn_budget: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Self> {
-        let kw = Keywords {
-            delay: delay.into_option(),
-            result,
-            deadline_passes,
-            default_deadline_passes,
-            cancel_pass,
-            core_count,
-            ticks_per_pass,
-            max_passes,
-            region_size,
-            turn_budget,
-        };
+    fn new<'py>[py: Python<'py>,]
+        signature []
+        keywords kw
+        -> PyResult<Self> {
         let (params, callables) = scenario_params(py, &kw)?;
         Ok(PyScenario {
             inner: Scenario::new(params).map_err(raise)?,
             callables,
         })
     }
+}
 
+#[pymethods]
+impl PyScenario {
     /// A scenario dict in the S36 file shape. An upload is `{"offset": O,
     /// "data": bytes}` (bytes, bytearray, memoryview or a `Stream`) or
     /// `{"offset": O, "file": PATH}` relative to `base` (default: the current

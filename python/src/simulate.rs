@@ -476,41 +476,91 @@ pub fn run(
     ))
 }
 
-/// `simulate(upload, *, delay=0, result="zero", ...)`: the check, then the run.
-#[pyfunction]
-#[pyo3(signature = (upload, *, delay=DelayArg::NotGiven, result=None, deadline_passes=None,
-    default_deadline_passes=None, cancel_pass=None, core_count=None, ticks_per_pass=None,
-    max_passes=None, region_size=None, turn_budget=None, dispatch="tail"))]
-#[allow(clippy::too_many_arguments)]
-pub fn simulate<'py>(
-    py: Python<'py>,
-    upload: &Bound<'py, PyAny>,
-    delay: DelayArg<'py>,
-    result: Option<Bound<'py, PyAny>>,
-    deadline_passes: Option<Bound<'py, PyAny>>,
-    default_deadline_passes: Option<Bound<'py, PyAny>>,
-    cancel_pass: Option<Bound<'py, PyAny>>,
-    core_count: Option<Bound<'py, PyAny>>,
-    ticks_per_pass: Option<Bound<'py, PyAny>>,
-    max_passes: Option<Bound<'py, PyAny>>,
-    region_size: Option<Bound<'py, PyAny>>,
-    turn_budget: Option<Bound<'py, PyAny>>,
-    dispatch: &'py str,
-) -> PyResult<PySimResult> {
-    let data = upload_bytes(upload)?;
-    let kw = Keywords {
-        delay: delay.into_option(),
-        result,
-        deadline_passes,
-        default_deadline_passes,
-        cancel_pass,
-        core_count,
-        ticks_per_pass,
-        max_passes,
-        region_size,
-        turn_budget,
+/// Writes a function that Python calls with the ten keyword-only
+/// simulation parameters: the one list of them, for `simulate`,
+/// `Stream.simulate` and `Scenario(...)`. The function's own leading
+/// arguments (`[...]`, with their Python names in `signature [...]`) come
+/// first, then the ten, then an optional trailing keyword with its default;
+/// the body gets the ten as one [`Keywords`] under the name given. The
+/// `impl` form writes a method, in a `#[pymethods]` block of its own (pyo3
+/// sees no method a macro writes inside one).
+macro_rules! with_keywords {
+    (impl $ty:ty; $($rest:tt)*) => {
+        $crate::simulate::with_keywords! { @parts [$ty] $($rest)* }
     };
-    run(py, &data, kw, dispatch)
+    (
+        @parts [$($ty:ty)?]
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident<$py:lifetime>[$($lead:tt)*]
+            signature [$($sig:ident),*]
+            keywords $kw:ident
+            $(, $tail:ident: $tail_ty:ty = $tail_default:tt)?
+            -> $ret:ty $body:block
+    ) => {
+        $crate::simulate::with_keywords! { @in [$($ty)?]
+            $(#[$meta])*
+            #[pyo3(signature = ($($sig,)* *, delay=crate::simulate::DelayArg::NotGiven, result=None,
+                deadline_passes=None, default_deadline_passes=None, cancel_pass=None,
+                core_count=None, ticks_per_pass=None, max_passes=None, region_size=None,
+                turn_budget=None $(, $tail=$tail_default)?))]
+            #[allow(clippy::too_many_arguments)]
+            $vis fn $name<$py>(
+                $($lead)*
+                delay: crate::simulate::DelayArg<$py>,
+                result: Option<Bound<$py, PyAny>>,
+                deadline_passes: Option<Bound<$py, PyAny>>,
+                default_deadline_passes: Option<Bound<$py, PyAny>>,
+                cancel_pass: Option<Bound<$py, PyAny>>,
+                core_count: Option<Bound<$py, PyAny>>,
+                ticks_per_pass: Option<Bound<$py, PyAny>>,
+                max_passes: Option<Bound<$py, PyAny>>,
+                region_size: Option<Bound<$py, PyAny>>,
+                turn_budget: Option<Bound<$py, PyAny>>,
+                $($tail: $tail_ty)?
+            ) -> $ret {
+                let $kw = crate::simulate::Keywords {
+                    delay: delay.into_option(),
+                    result,
+                    deadline_passes,
+                    default_deadline_passes,
+                    cancel_pass,
+                    core_count,
+                    ticks_per_pass,
+                    max_passes,
+                    region_size,
+                    turn_budget,
+                };
+                $body
+            }
+        }
+    };
+    // Where the function goes: alone, or as a method of its own
+    // `#[pymethods]` block.
+    (@in [] $($item:tt)*) => {
+        $($item)*
+    };
+    (@in [$ty:ty] $($item:tt)*) => {
+        #[pymethods]
+        impl $ty {
+            $($item)*
+        }
+    };
+    ($($rest:tt)*) => {
+        $crate::simulate::with_keywords! { @parts [] $($rest)* }
+    };
+}
+pub(crate) use with_keywords;
+
+with_keywords! {
+    /// `simulate(upload, *, delay=0, result="zero", ...)`: the check, then the run.
+    #[pyfunction]
+    pub fn simulate<'py>[py: Python<'py>, upload: &Bound<'py, PyAny>,]
+        signature [upload]
+        keywords kw, dispatch: &'py str = "tail"
+        -> PyResult<PySimResult> {
+        let data = upload_bytes(upload)?;
+        run(py, &data, kw, dispatch)
+    }
 }
 
 /// The `delay` keyword: not given, or given (`None`, never, included; an

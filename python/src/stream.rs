@@ -19,7 +19,7 @@ use pyo3::types::{PyBytes, PyTuple};
 use crate::engine::{BuildError, Builder, Label, Operand, Reg, Upload};
 use crate::errors::{Written, build_error, format_error, type_name, wide_i64, wide_u64};
 use crate::results::PySimResult;
-use crate::simulate::{DelayArg, Keywords, run, upload_bytes};
+use crate::simulate::{run, upload_bytes, with_keywords};
 
 /// A register of a stream (r0..r15).
 #[pyclass(name = "Register", module = "kmst", frozen, eq, hash, from_py_object)]
@@ -337,42 +337,6 @@ impl PyStream {
         })
     }
 
-    /// `simulate(encode(), ...)` with the keywords of the module's `simulate`.
-    #[pyo3(signature = (*, delay=DelayArg::NotGiven, result=None, deadline_passes=None,
-        default_deadline_passes=None, cancel_pass=None, core_count=None, ticks_per_pass=None,
-        max_passes=None, region_size=None, turn_budget=None, dispatch="tail"))]
-    #[allow(clippy::too_many_arguments)]
-    fn simulate<'py>(
-        &self,
-        py: Python<'py>,
-        delay: DelayArg<'py>,
-        result: Option<Bound<'py, PyAny>>,
-        deadline_passes: Option<Bound<'py, PyAny>>,
-        default_deadline_passes: Option<Bound<'py, PyAny>>,
-        cancel_pass: Option<Bound<'py, PyAny>>,
-        core_count: Option<Bound<'py, PyAny>>,
-        ticks_per_pass: Option<Bound<'py, PyAny>>,
-        max_passes: Option<Bound<'py, PyAny>>,
-        region_size: Option<Bound<'py, PyAny>>,
-        turn_budget: Option<Bound<'py, PyAny>>,
-        dispatch: &'py str,
-    ) -> PyResult<PySimResult> {
-        let data = self.encode_bytes(py)?;
-        let kw = Keywords {
-            delay: delay.into_option(),
-            result,
-            deadline_passes,
-            default_deadline_passes,
-            cancel_pass,
-            core_count,
-            ticks_per_pass,
-            max_passes,
-            region_size,
-            turn_budget,
-        };
-        run(py, &data, kw, dispatch)
-    }
-
     fn __eq__(&self, py: Python<'_>, other: PyRef<'_, PyStream>) -> bool {
         match (self.encode_bytes(py), other.encode_bytes(py)) {
             (Ok(a), Ok(b)) => a == b,
@@ -386,6 +350,18 @@ impl PyStream {
             "Stream(deadline_microseconds={}, max_steps={}, seed={}, req={})",
             h.deadline_us, h.max_steps, h.seed, h.req
         )
+    }
+}
+
+with_keywords! {
+    impl PyStream;
+    /// `simulate(encode(), ...)` with the keywords of the module's `simulate`.
+    fn simulate<'py>[&self, py: Python<'py>,]
+        signature []
+        keywords kw, dispatch: &'py str = "tail"
+        -> PyResult<PySimResult> {
+        let data = self.encode_bytes(py)?;
+        run(py, &data, kw, dispatch)
     }
 }
 

@@ -193,6 +193,34 @@ def test_unknown_keywords_are_type_errors():
         simulate(one_command(), 3)
 
 
+# The ten parameters of docs/python.md ("Parameters"), keyword-only, in
+# the same order wherever they are taken.
+PARAMETERS = [
+    "delay", "result", "deadline_passes", "default_deadline_passes",
+    "cancel_pass", "core_count", "ticks_per_pass", "max_passes",
+    "region_size", "turn_budget",
+]
+
+
+def test_the_signatures_name_every_keyword_and_the_default_dispatch():
+    import inspect
+
+    def keywords(f):
+        params = inspect.signature(f).parameters.values()
+        return {p.name: p for p in params if p.kind is p.KEYWORD_ONLY}
+
+    for f, rest in [
+        (kmst.simulate, ["dispatch"]),
+        (kmst.Stream.simulate, ["dispatch"]),
+        (kmst.Scenario, []),
+    ]:
+        kw = keywords(f)
+        assert list(kw) == PARAMETERS + rest, f
+        if rest:
+            # The default variant, shown as the value it is (docs/python.md).
+            assert kw["dispatch"].default == "tail", f
+
+
 def test_values_equality_and_repr():
     r = simulate(one_command(), delay=3, result=("arg", 0))
     assert r == simulate(one_command(), delay=3, result=("arg", 0), dispatch="reference")
