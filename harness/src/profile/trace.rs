@@ -64,6 +64,10 @@ struct Events<W: Write> {
     idle_named: bool,
     slot_named: [bool; SLOTS],
     last_counters: Option<(u32, u32)>,
+    /// The pass the run is in (the last hook's), while it runs.
+    pass: u64,
+    /// The pass in which the size limit was reached while the run went.
+    limited_at: Option<u64>,
 }
 
 impl<W: Write> Events<W> {
@@ -79,6 +83,8 @@ impl<W: Write> Events<W> {
             idle_named: false,
             slot_named: [false; SLOTS],
             last_counters: None,
+            pass: 0,
+            limited_at: None,
         };
         e.raw(b"{\"traceEvents\": [\n");
         e.event(
@@ -150,6 +156,29 @@ impl<W: Write> Events<W> {
         }));
     }
 
+    /// Notes the pass the run is in, for [`Events::note_limit`].
+    fn at(&mut self, pass: u64) {
+        self.pass = pass;
+    }
+
+    /// After a hook's events: the pass in which the limit was reached, once.
+    fn note_limit(&mut self) {
+        if self.full && self.limited_at.is_none() {
+            self.limited_at = Some(self.pass);
+        }
+    }
+
+    /// A pass's end while the run goes: its counters, if they changed.
+    fn pass_end(&mut self, pass: u64, busy_slots: u32, queue_len: u32) {
+        self.at(pass);
+        self.sample(&PassSample {
+            pass,
+            busy_slots,
+            queue_len,
+        });
+        self.note_limit();
+    }
+
     fn sample(&mut self, s: &PassSample) {
         if self.last_counters != Some((s.busy_slots, s.queue_len)) {
             self.event(&json!({"ph": "C", "pid": PID, "tid": 0, "ts": s.pass,
@@ -166,8 +195,7 @@ impl<W: Write> Events<W> {
         obs: &ProfileObserver,
         result: &SimResult,
         p: &Profile,
-        limited_at: Option<u64>,
-    ) -> io::Result<(u64, bool)> {
+    ) -> io::Result<TraceEnd> {
         let end = obs.pass_end;
         for s in &obs.spans {
             let slot = usize::from(s.slot) % SLOTS;
@@ -204,22 +232,24 @@ impl<W: Write> Events<W> {
                 "dur": stop.saturating_sub(s.submit).max(1), "name": name, "args": args,
             }));
         }
-        let mut other = json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
-                               "turn_budget": p.turn_budget, "status": p.status,
-                               "passes": p.passes});
+        let other = json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
+                           "turn_budget": p.turn_budget, "status": p.status,
+                           "passes": p.passes});
+        self.close(other, end)
+    }
+
+    /// Ends the events array, writes `otherData` (with what the limit left
+    /// out) and flushes. A limit reached only by the events written after
+    /// the run (the slot slices) is reached at its end, pass `end`.
+    fn close(mut self, mut other: Value, end: u64) -> io::Result<TraceEnd> {
         if self.full {
             other["truncated"] = json!(format!(
                 "the trace reached its size limit of {} bytes{}; later events are left out",
                 self.limit,
-                limited_at.map_or(String::new(), |p| format!(" in pass {p}"))
+                self.limited_at
+                    .map_or(String::new(), |p| format!(" in pass {p}"))
             ));
         }
-        self.close(&other)
-    }
-
-    /// Ends the events array, writes `otherData` and flushes: the bytes
-    /// written and whether the limit left events out.
-    fn close(mut self, other: &Value) -> io::Result<(u64, bool)> {
         self.raw(b"\n],\n\"otherData\": ");
         self.raw(other.to_string().as_bytes());
         self.raw(b"}\n");
@@ -230,7 +260,10 @@ impl<W: Write> Events<W> {
         }
         match self.error {
             Some(err) => Err(err),
-            None => Ok((self.written, self.full)),
+            None => Ok(TraceEnd {
+                bytes: self.written,
+                limited_at: self.limited_at.or(self.full.then_some(end)),
+            }),
         }
     }
 }
@@ -251,7 +284,7 @@ pub fn write<W: Write>(run: &Run, out: W) -> io::Result<()> {
     for s in &obs.samples {
         w.sample(s);
     }
-    w.finish(obs, &run.result, p, None).map(|_| ())
+    w.finish(obs, &run.result, p).map(|_| ())
 }
 
 /// The profiling observer that also writes the trace as the run goes.
@@ -262,18 +295,9 @@ pub struct TraceObserver<W: Write> {
     /// The last idle range, held until the run shows it was not cut short
     /// by the stream's end (then it is drawn up to that end).
     pending_idle: Option<IdleRange>,
-    /// The pass in which the size limit was reached.
-    limited_at: Option<u64>,
-    pass: u64,
 }
 
 impl<W: Write> TraceObserver<W> {
-    fn note_limit(&mut self) {
-        if self.events.full && self.limited_at.is_none() {
-            self.limited_at = Some(self.pass);
-        }
-    }
-
     fn flush_idle(&mut self) {
         if let Some(r) = self.pending_idle.take() {
             self.events.idle(&r, u64::MAX);
@@ -290,10 +314,10 @@ impl<W: Write> Observer for TraceObserver<W> {
 
     fn on_turn_end(&mut self, pass: u64, stream: usize, ops: u32, why: TurnEnd, pc: u32) {
         self.profile.on_turn_end(pass, stream, ops, why, pc);
-        self.pass = pass;
+        self.events.at(pass);
         self.flush_idle();
         self.events.turn(&TurnRecord { pass, ops, why, pc });
-        self.note_limit();
+        self.events.note_limit();
     }
 
     fn on_submit(&mut self, slot: u8, seq: u64, pass: u64, queued: bool) {
@@ -306,21 +330,15 @@ impl<W: Write> Observer for TraceObserver<W> {
 
     fn on_pass_end(&mut self, pass: u64, busy_slots: u32, queue_len: u32) {
         self.profile.on_pass_end(pass, busy_slots, queue_len);
-        self.pass = pass;
-        self.events.sample(&PassSample {
-            pass,
-            busy_slots,
-            queue_len,
-        });
-        self.note_limit();
+        self.events.pass_end(pass, busy_slots, queue_len);
     }
 
     fn on_idle(&mut self, from: u64, to: u64) {
         self.profile.on_idle(from, to);
-        self.pass = from;
+        self.events.at(from);
         self.flush_idle();
         self.pending_idle = self.profile.idle.last().copied();
-        self.note_limit();
+        self.events.note_limit();
     }
 }
 
@@ -371,8 +389,6 @@ pub fn profile_traced<W: Write>(
         profile: ProfileObserver::new(false),
         events,
         pending_idle: None,
-        limited_at: None,
-        pass: 0,
     };
     let result = simulate_observed(upload, params, dispatch, &mut obs);
     if let Some(e) = result.check {
@@ -382,24 +398,22 @@ pub fn profile_traced<W: Write>(
     let active_until = profile.stream_end_pass.unwrap_or(u64::MAX);
     if let Some(r) = obs.pending_idle.take() {
         obs.events.idle(&r, active_until);
-        obs.note_limit();
+        obs.events.note_limit();
     }
     let run_observer = obs.profile;
     // The slot slices come last; the limit may stop them too (then the
     // trace is cut at the end of the run).
-    let limited_at = obs.limited_at;
-    let (bytes, full) = obs
+    let end = obs
         .events
-        .finish(&run_observer, &result, &profile, limited_at)
+        .finish(&run_observer, &result, &profile)
         .map_err(TraceError::Io)?;
-    let limited_at = limited_at.or(full.then_some(run_observer.pass_end));
     Ok((
         Run {
             result,
             observer: run_observer,
             profile,
         },
-        TraceEnd { bytes, limited_at },
+        end,
     ))
 }
 

@@ -27,7 +27,6 @@ use serde_json::json;
 
 use super::{Events, PID, TID_SLOT0, TraceEnd, TraceError};
 use crate::profile::ProfileError;
-use crate::profile::collect::PassSample;
 use crate::profile::scenario::{
     ScenarioObserver, ScenarioProfile, ScenarioRun, source_name, source_of,
 };
@@ -43,17 +42,9 @@ pub struct ScenarioTraceObserver<W: Write> {
     pub profile: ScenarioObserver,
     events: Events<W>,
     named: Vec<bool>,
-    limited_at: Option<u64>,
-    pass: u64,
 }
 
 impl<W: Write> ScenarioTraceObserver<W> {
-    fn note_limit(&mut self) {
-        if self.events.full && self.limited_at.is_none() {
-            self.limited_at = Some(self.pass);
-        }
-    }
-
     fn stream_track(&mut self, i: usize) -> u64 {
         if self.named.len() <= i {
             self.named.resize(i + 1, false);
@@ -77,14 +68,14 @@ impl<W: Write> ScenarioTraceObserver<W> {
 impl<W: Write> Observer for ScenarioTraceObserver<W> {
     fn on_turn_end(&mut self, pass: u64, stream: usize, ops: u32, why: TurnEnd, pc: u32) {
         self.profile.on_turn_end(pass, stream, ops, why, pc);
-        self.pass = pass;
+        self.events.at(pass);
         let tid = self.stream_track(stream);
         let dur = f64::from(ops) / self.events.budget;
         self.events.event(&json!({
             "ph": "X", "pid": PID, "tid": tid, "ts": pass, "dur": dur, "name": why.name(),
             "args": {"pass": pass, "micro_ops": ops, "pc": pc},
         }));
-        self.note_limit();
+        self.events.note_limit();
     }
 
     fn on_submit(&mut self, slot: u8, seq: u64, pass: u64, queued: bool) {
@@ -97,18 +88,12 @@ impl<W: Write> Observer for ScenarioTraceObserver<W> {
 
     fn on_pass_end(&mut self, pass: u64, busy_slots: u32, queue_len: u32) {
         self.profile.on_pass_end(pass, busy_slots, queue_len);
-        self.pass = pass;
-        self.events.sample(&PassSample {
-            pass,
-            busy_slots,
-            queue_len,
-        });
-        self.note_limit();
+        self.events.pass_end(pass, busy_slots, queue_len);
     }
 
     fn on_idle(&mut self, from: u64, to: u64) {
         let waiting: Vec<_> = self.profile.waiting_at(from).collect();
-        self.pass = from;
+        self.events.at(from);
         for (i, t) in waiting {
             let tid = self.stream_track(i);
             self.events.event(&json!({
@@ -118,7 +103,7 @@ impl<W: Write> Observer for ScenarioTraceObserver<W> {
             }));
         }
         self.profile.on_idle(from, to);
-        self.note_limit();
+        self.events.note_limit();
     }
 }
 
@@ -171,8 +156,7 @@ impl<W: Write> Events<W> {
         obs: &ScenarioObserver,
         result: &ScenarioResult,
         p: &ScenarioProfile,
-        limited_at: Option<u64>,
-    ) -> std::io::Result<(u64, bool)> {
+    ) -> std::io::Result<TraceEnd> {
         let end = obs.kernel.pass_end;
         let spans: Vec<(u64, u64)> = scenario
             .host()
@@ -244,17 +228,10 @@ impl<W: Write> Events<W> {
                 "dur": stop.saturating_sub(s.submit).max(1), "name": name, "args": args,
             }));
         }
-        let mut other = json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
-                               "turn_budget": p.turn_budget, "streams": p.streams.len(),
-                               "stopped": p.stopped, "passes": p.passes});
-        if self.full {
-            other["truncated"] = json!(format!(
-                "the trace reached its size limit of {} bytes{}; later events are left out",
-                self.limit,
-                limited_at.map_or(String::new(), |p| format!(" in pass {p}"))
-            ));
-        }
-        self.close(&other)
+        let other = json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
+                           "turn_budget": p.turn_budget, "streams": p.streams.len(),
+                           "stopped": p.stopped, "passes": p.passes});
+        self.close(other, end)
     }
 }
 
@@ -274,25 +251,21 @@ pub fn profile_scenario_traced<W: Write>(
         profile: ScenarioObserver::default(),
         events: Events::new(out, budget, limit, "kmst scenario"),
         named: Vec::new(),
-        limited_at: None,
-        pass: 0,
     };
     let result = simulate_scenario_observed(scenario, dispatch, &mut obs);
     let profile = ScenarioProfile::build(scenario, &result, &obs.profile, dispatch);
-    let limited_at = obs.limited_at;
     let observer = obs.profile;
-    let (bytes, full) = obs
+    let end = obs
         .events
-        .finish_scenario(scenario, &observer, &result, &profile, limited_at)
+        .finish_scenario(scenario, &observer, &result, &profile)
         .map_err(TraceError::Io)?;
-    let limited_at = limited_at.or(full.then_some(observer.kernel.pass_end));
     Ok((
         ScenarioRun {
             result,
             observer,
             profile,
         },
-        TraceEnd { bytes, limited_at },
+        end,
     ))
 }
 
