@@ -374,3 +374,51 @@ pub(crate) const fn shape(index: OpIndex) -> Shape {
 pub(crate) const fn straight(index: OpIndex) -> bool {
     shape(index).straight
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::operand::src;
+
+    const REGS: Reads = reads::<Regs>();
+
+    /// The shapes of a few entries, worked out from `for_each_op!` (which
+    /// micro-ops stop the turn, S18) and `for_each_fused!`'s lines.
+    #[test]
+    fn shapes_follow_the_lists() {
+        // A plain micro-op: itself, from the register file.
+        let add = shape(OpIndex::Add);
+        assert_eq!(add.first, Some(Opcode::Add));
+        assert_eq!(add.second, None);
+        assert_eq!(add.first_reads, REGS);
+        assert!(add.straight);
+        // `End` is no micro-op and ends its block.
+        let end = shape(OpIndex::End);
+        assert_eq!((end.first, end.second, end.straight), (None, None, false));
+        // `AddB = Add(b);`: ADD, its `b` from the accumulator.
+        let add_b = shape(OpIndex::AddB);
+        assert_eq!((add_b.first, add_b.second), (Some(Opcode::Add), None));
+        assert_eq!(add_b.first_reads, reads::<src::b>());
+        assert!(add_b.first_reads.b && !add_b.first_reads.a);
+        // `AddiJltInPlace = Addi(in_place) + Jlt(a);`: a jump ends the
+        // block, so the pair is not straight.
+        let pair = shape(OpIndex::AddiJltInPlace);
+        assert_eq!(pair.first, Some(Opcode::Addi));
+        assert_eq!(pair.second, Some(Opcode::Jlt));
+        assert!(pair.first_reads.b_is_a);
+        assert!(pair.second_reads.a);
+        assert!(!pair.straight);
+        // `AddAddi = Add + Addi;`: both straight, both from the registers.
+        let add_addi = shape(OpIndex::AddAddi);
+        assert_eq!((add_addi.first_reads, add_addi.second_reads), (REGS, REGS));
+        assert!(add_addi.straight);
+        // `SubmitGroup = Submit(group);`: SUBMIT may wait, so it stops.
+        let group = shape(OpIndex::SubmitGroup);
+        assert!(group.first_reads.group && !group.straight);
+        // What stops the turn is no straight unit (S18): HALT, WAIT, the
+        // jumps.
+        for index in [OpIndex::Halt, OpIndex::Wait, OpIndex::Jmp, OpIndex::JnzA] {
+            assert!(!straight(index), "{index:?}");
+        }
+    }
+}
