@@ -346,8 +346,9 @@ impl<'p> Sim<'p> {
     /// One micro-op at `self.pc` (the table of docs/spec.md "Micro-ops", S18).
     fn execute(&mut self, pass: u64) -> Step {
         let pc = self.pc;
-        let Op { op, a, imm, .. } = self.ops[pc as usize];
-        match ops::registers(self.ops[pc as usize], pc, &mut self.regs) {
+        let this = self.ops[pc as usize];
+        let Op { op, a, imm, .. } = this;
+        match ops::registers(this, pc, &mut self.regs) {
             Some(Ok(next)) => return Step::Next(next),
             Some(Err(reason)) => return Step::Fail(reason),
             None => {}

@@ -11,7 +11,10 @@ use crate::exec::operand::{Regs, Src};
 use crate::exec::step::{One, Pair, exit_at, for_each_unit, observe, run_pair};
 
 /// How the switch loop runs a unit. It keeps no accumulator: every operand
-/// comes from the register file (in place, `b` is `a` anyway).
+/// comes from the register file (in place, `b` is `a` anyway). Two methods,
+/// each unit implementing one and leaving the other unreachable, chosen by
+/// the constant [`Switched::PAIR`] in each arm: one method returning which
+/// of the two ran cost the loop 1.6 to 20 % more instructions (measured).
 trait Switched {
     /// A superinstruction, run by [`Switched::pair`]; else by
     /// [`Switched::alone`].
