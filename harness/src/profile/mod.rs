@@ -13,6 +13,28 @@
 //! candidates for superinstructions. Plain runs use `NoObserver` and pay nothing for any of this (see
 //! docs/profiling.md).
 
+/// The [`Observer`](kmst::exec::Observer) methods of an observer that
+/// wraps another and only hands these events on to it (`self.$to`): the
+/// trace writers and the scenario's collector add to the other events.
+macro_rules! hand_on {
+    ($to:ident: $($method:ident),*) => { $(hand_on!(@ $to $method);)* };
+    (@ $to:ident on_op) => {
+        fn on_op(&mut self, pc: u32) {
+            self.$to.on_op(pc);
+        }
+    };
+    (@ $to:ident on_submit) => {
+        fn on_submit(&mut self, slot: u8, seq: u64, pass: u64, queued: bool) {
+            self.$to.on_submit(slot, seq, pass, queued);
+        }
+    };
+    (@ $to:ident on_ack) => {
+        fn on_ack(&mut self, slot: u8, seq: u64, pass: u64) {
+            self.$to.on_ack(slot, seq, pass);
+        }
+    };
+}
+
 pub mod collect;
 pub mod pairs;
 pub mod render;

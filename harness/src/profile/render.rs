@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::report::{OpsRow, Profile, SweepRow};
+use super::report::{OpsRow, Profile, QueueDepth, SlotOccupancy, SweepRow};
 use super::scenario::{ScenarioProfile, ScenarioSweepRow};
 
 mod pairs;
@@ -145,28 +145,7 @@ pub fn human(p: &Profile) -> String {
         "\nbusy slots at the end of a pass: mean {:.2}, max {}",
         p.slots.mean, p.slots.max
     );
-    let _ = writeln!(s, "  {:>5}  {:>10}  {:>6}", "slots", "passes", "share");
-    let max = p.slots.histogram.iter().copied().max().unwrap_or(0);
-    for (k, &n) in p.slots.histogram.iter().enumerate() {
-        let share = if p.kernel_passes == 0 {
-            0.0
-        } else {
-            n as f64 / p.kernel_passes as f64
-        };
-        let _ = writeln!(
-            s,
-            "  {k:>5}  {:>10}  {:>6}  {}",
-            grouped(n),
-            pct(share),
-            bar(n, max)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\nqueue depth at the end of a pass: mean {:.2}, max {}",
-        p.queue.mean,
-        grouped(u64::from(p.queue.max))
-    );
+    slots_and_queue(&mut s, &p.slots, &p.queue, p.kernel_passes, true);
 
     let _ = writeln!(
         s,
@@ -191,6 +170,42 @@ pub fn human(p: &Profile) -> String {
         );
     }
     trim_lines(&s)
+}
+
+/// The passes by busy slots at their end (`all`: the counts no pass had
+/// too), then the queue's depth.
+fn slots_and_queue(
+    s: &mut String,
+    slots: &SlotOccupancy,
+    queue: &QueueDepth,
+    kernel_passes: u64,
+    all: bool,
+) {
+    let _ = writeln!(s, "  {:>5}  {:>10}  {:>6}", "slots", "passes", "share");
+    let max = slots.histogram.iter().copied().max().unwrap_or(0);
+    for (k, &n) in slots.histogram.iter().enumerate() {
+        if n == 0 && !all {
+            continue;
+        }
+        let share = if kernel_passes == 0 {
+            0.0
+        } else {
+            n as f64 / kernel_passes as f64
+        };
+        let _ = writeln!(
+            s,
+            "  {k:>5}  {:>10}  {:>6}  {}",
+            grouped(n),
+            pct(share),
+            bar(n, max)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nqueue depth at the end of a pass: mean {:.2}, max {}",
+        queue.mean,
+        grouped(u64::from(queue.max))
+    );
 }
 
 /// Drops the trailing blanks an empty bar leaves.
@@ -489,30 +504,8 @@ pub fn scenario_human(p: &ScenarioProfile) -> String {
         ]);
     }
     table(&mut s, &header, &rows, 1);
-    let _ = writeln!(s, "\n  {:>5}  {:>10}  {:>6}", "slots", "passes", "share");
-    let max = p.slots.histogram.iter().copied().max().unwrap_or(0);
-    for (k, &n) in p.slots.histogram.iter().enumerate() {
-        if n == 0 {
-            continue;
-        }
-        let share = if p.kernel_passes == 0 {
-            0.0
-        } else {
-            n as f64 / p.kernel_passes as f64
-        };
-        let _ = writeln!(
-            s,
-            "  {k:>5}  {:>10}  {:>6}  {}",
-            grouped(n),
-            pct(share),
-            bar(n, max)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\nqueue depth at the end of a pass: mean {:.2}, max {}",
-        p.queue.mean, p.queue.max
-    );
+    s.push('\n');
+    slots_and_queue(&mut s, &p.slots, &p.queue, p.kernel_passes, false);
     trim_lines(&s)
 }
 

@@ -80,13 +80,7 @@ impl Observer for ScenarioObserver {
         s.last_turn = Some(TurnRecord { pass, ops, why, pc });
     }
 
-    fn on_submit(&mut self, slot: u8, seq: u64, pass: u64, queued: bool) {
-        self.kernel.on_submit(slot, seq, pass, queued);
-    }
-
-    fn on_ack(&mut self, slot: u8, seq: u64, pass: u64) {
-        self.kernel.on_ack(slot, seq, pass);
-    }
+    hand_on!(kernel: on_submit, on_ack);
 
     fn on_pass_end(&mut self, pass: u64, busy_slots: u32, queue_len: u32) {
         self.kernel.on_pass_end(pass, busy_slots, queue_len);

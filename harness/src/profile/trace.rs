@@ -37,7 +37,9 @@ use kmst::format::SLOTS;
 use kmst_reference::{Params, SimResult};
 use serde_json::{Value, json};
 
-use super::{IdleRange, PassSample, Profile, ProfileError, ProfileObserver, Run, TurnRecord};
+use super::{
+    IdleRange, PassSample, Profile, ProfileError, ProfileObserver, Run, SlotSpan, TurnRecord,
+};
 
 mod scenario;
 pub use scenario::{ScenarioTraceObserver, profile_scenario_traced};
@@ -189,6 +191,27 @@ impl<W: Write> Events<W> {
         }
     }
 
+    /// One command's slice on its slot's track (named on first use), from
+    /// its submit to its acknowledgement, or to `end` when it never was.
+    fn slot_span(&mut self, s: &SlotSpan, name: String, args: Value, end: u64) {
+        let slot = usize::from(s.slot) % SLOTS;
+        if !self.slot_named[slot] {
+            self.slot_named[slot] = true;
+            self.thread_name(TID_SLOT0 + slot as u64, &format!("slot {slot}"));
+        }
+        let (stop, name) = match s.ack {
+            Some(a) => (a, name),
+            None => (
+                end.max(s.submit + 1),
+                format!("{name} (never acknowledged)"),
+            ),
+        };
+        self.event(&json!({
+            "ph": "X", "pid": PID, "tid": TID_SLOT0 + u64::from(s.slot), "ts": s.submit,
+            "dur": stop.saturating_sub(s.submit).max(1), "name": name, "args": args,
+        }));
+    }
+
     /// The slot slices (one per command), the run's summary, and the close.
     fn finish(
         mut self,
@@ -198,11 +221,6 @@ impl<W: Write> Events<W> {
     ) -> io::Result<TraceEnd> {
         let end = obs.pass_end;
         for s in &obs.spans {
-            let slot = usize::from(s.slot) % SLOTS;
-            if !self.slot_named[slot] {
-                self.slot_named[slot] = true;
-                self.thread_name(TID_SLOT0 + slot as u64, &format!("slot {slot}"));
-            }
             let command = result
                 .commands
                 .get(s.seq as usize)
@@ -220,17 +238,7 @@ impl<W: Write> Events<W> {
                     json!({"sequence": s.seq, "submit_pass": s.submit, "ack_pass": s.ack}),
                 ),
             };
-            let (stop, name) = match s.ack {
-                Some(a) => (a, name),
-                None => (
-                    end.max(s.submit + 1),
-                    format!("{name} (never acknowledged)"),
-                ),
-            };
-            self.event(&json!({
-                "ph": "X", "pid": PID, "tid": TID_SLOT0 + u64::from(s.slot), "ts": s.submit,
-                "dur": stop.saturating_sub(s.submit).max(1), "name": name, "args": args,
-            }));
+            self.slot_span(s, name, args, end);
         }
         let other = json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
                            "turn_budget": p.turn_budget, "status": p.status,
@@ -308,9 +316,7 @@ impl<W: Write> TraceObserver<W> {
 impl<W: Write> Observer for TraceObserver<W> {
     const ENABLED: bool = true;
 
-    fn on_op(&mut self, pc: u32) {
-        self.profile.on_op(pc);
-    }
+    hand_on!(profile: on_op, on_submit, on_ack);
 
     fn on_turn_end(&mut self, pass: u64, stream: usize, ops: u32, why: TurnEnd, pc: u32) {
         self.profile.on_turn_end(pass, stream, ops, why, pc);
@@ -318,14 +324,6 @@ impl<W: Write> Observer for TraceObserver<W> {
         self.flush_idle();
         self.events.turn(&TurnRecord { pass, ops, why, pc });
         self.events.note_limit();
-    }
-
-    fn on_submit(&mut self, slot: u8, seq: u64, pass: u64, queued: bool) {
-        self.profile.on_submit(slot, seq, pass, queued);
-    }
-
-    fn on_ack(&mut self, slot: u8, seq: u64, pass: u64) {
-        self.profile.on_ack(slot, seq, pass);
     }
 
     fn on_pass_end(&mut self, pass: u64, busy_slots: u32, queue_len: u32) {

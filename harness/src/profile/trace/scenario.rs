@@ -21,11 +21,10 @@
 use std::io::Write;
 
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_scenario_observed};
-use kmst::format::SLOTS;
 use kmst_reference::{HostCommand, Outcome, Scenario, ScenarioResult};
 use serde_json::json;
 
-use super::{Events, PID, TID_SLOT0, TraceEnd, TraceError};
+use super::{Events, PID, TraceEnd, TraceError};
 use crate::profile::ProfileError;
 use crate::profile::scenario::{
     ScenarioObserver, ScenarioProfile, ScenarioRun, source_name, source_of,
@@ -78,13 +77,7 @@ impl<W: Write> Observer for ScenarioTraceObserver<W> {
         self.events.note_limit();
     }
 
-    fn on_submit(&mut self, slot: u8, seq: u64, pass: u64, queued: bool) {
-        self.profile.on_submit(slot, seq, pass, queued);
-    }
-
-    fn on_ack(&mut self, slot: u8, seq: u64, pass: u64) {
-        self.profile.on_ack(slot, seq, pass);
-    }
+    hand_on!(profile: on_submit, on_ack);
 
     fn on_pass_end(&mut self, pass: u64, busy_slots: u32, queue_len: u32) {
         self.profile.on_pass_end(pass, busy_slots, queue_len);
@@ -195,11 +188,6 @@ impl<W: Write> Events<W> {
             }));
         }
         for s in &obs.kernel.spans {
-            let slot = usize::from(s.slot) % SLOTS;
-            if !self.slot_named[slot] {
-                self.slot_named[slot] = true;
-                self.thread_name(TID_SLOT0 + slot as u64, &format!("slot {slot}"));
-            }
             let command = result
                 .commands
                 .iter()
@@ -216,17 +204,7 @@ impl<W: Write> Events<W> {
                                   "submit_pass": s.submit, "ack_pass": s.ack}),
                 None => json!({"sequence": s.seq, "submit_pass": s.submit, "ack_pass": s.ack}),
             };
-            let (stop, name) = match s.ack {
-                Some(a) => (a, name),
-                None => (
-                    end.max(s.submit + 1),
-                    format!("{name} (never acknowledged)"),
-                ),
-            };
-            self.event(&json!({
-                "ph": "X", "pid": PID, "tid": TID_SLOT0 + u64::from(s.slot), "ts": s.submit,
-                "dur": stop.saturating_sub(s.submit).max(1), "name": name, "args": args,
-            }));
+            self.slot_span(s, name, args, end);
         }
         let other = json!({"time axis": "1 pass = 1 us of ts", "dispatch": p.dispatch,
                            "turn_budget": p.turn_budget, "streams": p.streams.len(),
