@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub(crate) mod grid;
 pub mod models;
 pub(crate) mod ops;
 pub(crate) mod program;

@@ -11,6 +11,18 @@
 use crate::program::Op;
 use crate::result::Reason;
 
+/// What a micro-op did, in either simulator.
+pub(crate) enum Step {
+    /// Completed; go to this pc.
+    Next(u32),
+    /// Has to wait: the turn ends, the micro-op is retried next turn.
+    Wait,
+    /// HALT ended the stream.
+    Halted,
+    /// The stream ends with this error.
+    Fail(Reason),
+}
+
 /// What a micro-op's imm means to the check (S4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Imm {

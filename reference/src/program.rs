@@ -7,6 +7,7 @@
 //! place of the reference model.
 
 use crate::check::{self, HEADER_LEN, OP_LEN, TEMPLATE_LEN};
+use crate::sim::FROM_COMMAND;
 
 /// One decoded micro-op.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +43,19 @@ impl Template {
             args[usize::from(self.patch_arg[k])] = regs[usize::from(self.patch_register[k])];
         }
         args
+    }
+
+    /// S9: the group `(first, count)`, each from the command or from the
+    /// register it names.
+    pub fn group(&self, regs: &[u32; 16]) -> (u32, u32) {
+        let field = |value: u32, register: u8| match register {
+            FROM_COMMAND => value,
+            r => regs[usize::from(r)],
+        };
+        (
+            field(self.first, self.first_register),
+            field(self.count, self.count_register),
+        )
     }
 }
 

@@ -15,11 +15,9 @@
 //! 0 makes a command late in the first deadline phase after its submit; a
 //! `core_count` of 0 puts every group outside the grid.
 
-use std::collections::VecDeque;
-
 use crate::check::{self, HEADER_LEN};
-use crate::models::Models;
-use crate::ops;
+use crate::grid::{self, Grid, Submitter};
+use crate::ops::{self, Step};
 use crate::params::Params;
 use crate::program::{Op, Program, Template};
 use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand, kind};
@@ -39,33 +37,8 @@ pub const FLAG_RESULT: u8 = 1 << 2;
 /// A first_register/count_register that takes the field from the command (S9).
 pub const FROM_COMMAND: u8 = 0xFF;
 
-/// A busy completion slot.
-#[derive(Clone, Copy, Debug)]
-struct Busy {
-    /// Index into the result's `commands`.
-    command: usize,
-    first: u64,
-    count: u64,
-    /// The pass whose sweep acknowledges it (S12); `None` for never.
-    ack_pass: Option<u64>,
-    /// Late when still busy after the sweep of this pass (S13).
-    late_pass: u64,
-    /// `Some(value)` when it was submitted with result=True (S23).
-    result: Option<u32>,
-}
-
-/// A job waiting in the queue (its arguments are those of its ENQUEUE, S18).
-#[derive(Clone, Copy, Debug)]
-struct Job {
-    /// Order of enqueue, from 0 (for exclusive SUBMIT's "queued before", S18).
-    id: u64,
-    handler: u8,
-    flags: u8,
-    count: u32,
-    args: [u32; 10],
-    pc: u32,
-    overtaken: u32,
-}
+/// The one stream, as the owner of its commands and jobs.
+const STREAM: Option<usize> = Some(0);
 
 /// Whether the stream still runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,18 +48,6 @@ enum Life {
     Active,
     Halted,
     Failed,
-}
-
-/// What a micro-op did.
-enum Step {
-    /// Completed; go to this pc.
-    Next(u32),
-    /// Has to wait: the turn ends, the micro-op is retried next turn.
-    Wait,
-    /// HALT ended the stream.
-    Halted,
-    /// The stream ends with this error.
-    Fail(Reason),
 }
 
 struct Sim<'p> {
@@ -107,9 +68,7 @@ struct Sim<'p> {
     /// were queued before it was first tried (S18). Cleared when it goes on.
     exclusive_mark: Option<u64>,
 
-    slots: [Option<Busy>; SLOTS],
-    queue: VecDeque<Job>,
-    next_job_id: u64,
+    grid: Grid,
 
     out: SimResult,
 }
@@ -163,9 +122,7 @@ impl<'p> Sim<'p> {
             steps: 0,
             latest_result: 0,
             exclusive_mark: None,
-            slots: [None; SLOTS],
-            queue: VecDeque::new(),
-            next_job_id: 0,
+            grid: Grid::new(),
             out,
         };
         if checked.is_none() {
@@ -210,49 +167,37 @@ impl<'p> Sim<'p> {
         self.out.status = Status::Error;
         self.out.error = Some(StreamError { reason, pc });
         // The stream's queued jobs are dropped; its commands in flight stay.
-        self.queue.clear();
+        self.grid.queue.clear();
         self.exclusive_mark = None;
     }
 
     fn busy_count(&self) -> usize {
-        self.slots.iter().filter(|s| s.is_some()).count()
+        self.grid.slots.iter().filter(|s| s.is_some()).count()
     }
 
     /// S18: commands in flight plus jobs still in the queue (one stream owns them all).
     fn pending(&self) -> u64 {
-        (self.busy_count() + self.queue.len()) as u64
-    }
-
-    fn lowest_free_slot(&self) -> Option<usize> {
-        self.slots.iter().position(|s| s.is_none())
-    }
-
-    /// Whether `[first, first + count)` overlaps some busy slot's group.
-    fn overlaps_busy(&self, first: u64, count: u64) -> bool {
-        self.slots
-            .iter()
-            .flatten()
-            .any(|b| b.first < first + count && first < b.first + b.count)
+        (self.busy_count() + self.grid.queue.len()) as u64
     }
 
     /// One pass; true when the run ends after it (S16).
     fn run_pass(&mut self, pass: u64, checked: Option<StreamError>) -> bool {
         // 1. Sweep (S12): slots freed in ascending order; the highest slot's result wins.
         for slot in 0..SLOTS {
-            if let Some(busy) = self.slots[slot]
+            if let Some(busy) = self.grid.slots[slot]
                 && busy.ack_pass == Some(pass)
             {
                 if let Some(value) = busy.result {
                     self.latest_result = value;
                 }
-                self.slots[slot] = None;
+                self.grid.slots[slot] = None;
             }
         }
 
         // 2. Deadlines (S13, S14): the lowest late slot.
-        let late = (0..SLOTS).find(|&s| self.slots[s].is_some_and(|b| pass >= b.late_pass));
+        let late = (0..SLOTS).find(|&s| self.grid.slots[s].is_some_and(|b| pass >= b.late_pass));
         if let Some(slot) = late {
-            let busy = self.slots[slot].expect("late slot is busy");
+            let busy = self.grid.slots[slot].expect("late slot is busy");
             match self.life {
                 Life::Active => {
                     let pc = self.out.commands[busy.command].pc;
@@ -290,14 +235,14 @@ impl<'p> Sim<'p> {
         if self.life == Life::Active {
             if pass.is_multiple_of(2) {
                 self.stream_turn(pass);
-                self.queue_turn(pass);
+                grid::queue_turn(self, pass);
             } else {
-                self.queue_turn(pass);
+                grid::queue_turn(self, pass);
                 self.stream_turn(pass);
             }
         } else {
             // No active stream: the queue is the only submitter.
-            self.queue_turn(pass);
+            grid::queue_turn(self, pass);
         }
 
         // S16: the end of a run.
@@ -389,33 +334,23 @@ impl<'p> Sim<'p> {
     fn submit(&mut self, index: usize, pass: u64) -> Step {
         let t = self.templates[index];
         let args = t.patched_args(&self.regs);
-        let first = match t.first_register {
-            FROM_COMMAND => t.first,
-            r => self.regs[usize::from(r)],
-        };
-        let count = match t.count_register {
-            FROM_COMMAND => t.count,
-            r => self.regs[usize::from(r)],
-        };
+        let (first, count) = t.group(&self.regs);
         // Outside the grid (no sum is formed): error 11 before any waiting.
         let cores = self.params.core_count;
         if count == 0 || first > cores || count > cores - first {
             return Step::Fail(Reason::BadGroup);
         }
         // "first tried": remember which jobs were queued before it.
-        let mark = *self.exclusive_mark.get_or_insert(self.next_job_id);
-        let Some(slot) = self.lowest_free_slot() else {
+        let mark = *self.exclusive_mark.get_or_insert(self.grid.next_job_id);
+        let Some(slot) = self.grid.lowest_free_slot() else {
             return Step::Wait;
         };
-        if t.flags & FLAG_EXCLUSIVE != 0 {
-            let queued_before = self.queue.iter().any(|j| j.id < mark);
-            if queued_before || self.overlaps_busy(u64::from(first), u64::from(count)) {
-                return Step::Wait;
-            }
+        if t.flags & FLAG_EXCLUSIVE != 0 && self.grid.exclusive_blocked(mark, first, count) {
+            return Step::Wait;
         }
         self.exclusive_mark = None;
         self.take_slot(
-            slot, t.handler, t.flags, first, count, args, pass, self.pc, false,
+            slot, STREAM, t.handler, t.flags, first, count, args, pass, self.pc, false,
         );
         Step::Next(self.pc + 1)
     }
@@ -425,133 +360,35 @@ impl<'p> Sim<'p> {
         if count == 0 || count > self.params.core_count {
             return Step::Fail(Reason::BadEnqueue);
         }
-        if self.queue.len() >= QUEUE_CAPACITY {
+        if self.grid.queue.len() >= QUEUE_CAPACITY {
             return Step::Wait;
         }
         let t = self.templates[index];
-        self.queue.push_back(Job {
-            id: self.next_job_id,
-            handler: t.handler,
-            flags: t.flags,
-            count,
-            args: t.patched_args(&self.regs),
-            pc: self.pc,
-            overtaken: 0,
-        });
-        self.next_job_id += 1;
+        let args = t.patched_args(&self.regs);
+        self.grid
+            .push_job(STREAM, t.handler, t.flags, count, args, self.pc);
         Step::Next(self.pc + 1)
     }
+}
 
-    /// S19: the command takes `slot` and is recorded; its delay and result are
-    /// evaluated on the record now (S23).
-    #[allow(clippy::too_many_arguments)]
-    fn take_slot(
-        &mut self,
-        slot: usize,
-        handler: u8,
-        flags: u8,
-        first: u32,
-        count: u32,
-        args: [u32; 10],
-        pass: u64,
-        pc: u32,
-        queued: bool,
-    ) {
-        let record = SubmittedCommand {
-            sequence: self.out.commands.len() as u64,
-            slot: slot as u8,
-            handler,
-            first,
-            count,
-            flags,
-            args,
-            pass_index: pass,
-            pc,
-            queued,
-        };
-        // S12: acknowledged in the sweep of pass p + 1 + d (never past u64).
-        let ack_pass = self
-            .params
-            .delay_of(&record)
-            .and_then(|d| pass.checked_add(1)?.checked_add(d));
-        let result = (flags & FLAG_RESULT != 0).then(|| self.params.result_of(&record));
-        self.slots[slot] = Some(Busy {
-            command: self.out.commands.len(),
-            first: u64::from(first),
-            count: u64::from(count),
-            ack_pass,
-            late_pass: pass.saturating_add(self.deadline),
-            result,
-        });
-        self.out.commands.push(record);
+impl Submitter for Sim<'_> {
+    fn grid(&mut self) -> &mut Grid {
+        &mut self.grid
     }
 
-    /// The group allocator: the lowest first in 0..=core_count-count whose
-    /// range overlaps no busy slot's group.
-    ///
-    /// Only 0 and the end of a busy group can be that lowest first: if `f > 0`
-    /// fits and `f - 1` does not, the only core `f - 1`'s range adds is `f - 1`,
-    /// so a busy group holds core `f - 1` but nothing from `f` on: it ends at `f`.
-    /// So the candidates are those, tested exactly as the rule says.
-    fn allocate(&self, count: u32) -> Option<u32> {
-        let last = u64::from(self.params.core_count.checked_sub(count)?);
-        let ends = self.slots.iter().flatten().map(|b| b.first + b.count);
-        std::iter::once(0)
-            .chain(ends)
-            .filter(|&first| first <= last && !self.overlaps_busy(first, u64::from(count)))
-            .min()
-            .map(|first| first as u32)
+    fn params(&self) -> &Params {
+        self.params
     }
 
-    /// S20: the queue's turn.
-    fn queue_turn(&mut self, pass: u64) {
-        if self.queue.is_empty() {
-            return;
-        }
-        // The ids of the first QUEUE_WINDOW jobs as the turn starts (a fixed
-        // array: this runs every pass the queue is not empty).
-        let mut window = [0u64; QUEUE_WINDOW];
-        let n = self.queue.len().min(QUEUE_WINDOW);
-        for (w, job) in window.iter_mut().zip(&self.queue) {
-            *w = job.id;
-        }
-        for &id in &window[..n] {
-            let Some(slot) = self.lowest_free_slot() else {
-                return;
-            };
-            let Some(at) = self.queue.iter().position(|j| j.id == id) else {
-                continue;
-            };
-            let job = self.queue[at];
-            // An exclusive job only at the head of the queue.
-            let allowed = job.flags & FLAG_EXCLUSIVE == 0 || at == 0;
-            let first = if allowed {
-                self.allocate(job.count)
-            } else {
-                None
-            };
-            match first {
-                Some(first) => {
-                    // Every job ahead of it still waiting is overtaken once more.
-                    for ahead in self.queue.iter_mut().take(at) {
-                        ahead.overtaken = ahead.overtaken.saturating_add(1);
-                    }
-                    self.queue.remove(at);
-                    self.take_slot(
-                        slot,
-                        job.handler,
-                        job.flags,
-                        first,
-                        job.count,
-                        job.args,
-                        pass,
-                        job.pc,
-                        true,
-                    );
-                }
-                None if job.overtaken >= OVERTAKE_LIMIT => return,
-                None => {}
-            }
-        }
+    fn recorded(&self) -> usize {
+        self.out.commands.len()
+    }
+
+    fn deadline(&self, _: Option<usize>) -> u64 {
+        self.deadline
+    }
+
+    fn record(&mut self, command: SubmittedCommand, _: Option<usize>) {
+        self.out.commands.push(command);
     }
 }

@@ -15,10 +15,9 @@
 //! host commands), `run/turns.rs` (the rotation and the streams' micro-ops)
 //! and `run/slots.rs` (the slots, the group allocator and the queue).
 
-use std::collections::VecDeque;
-
 use super::Scenario;
 use super::answer::{HostOutcome, ScenarioCommand, ScenarioResult, StreamOutcome};
+use crate::grid::Grid;
 use crate::params::Params;
 use crate::program::Program;
 use crate::result::{Event, Reason, Status, StreamError, kind};
@@ -63,46 +62,6 @@ enum Life {
     Failed,
 }
 
-/// A busy completion slot.
-#[derive(Clone, Copy, Debug)]
-struct Busy {
-    /// Index into `commands`.
-    command: usize,
-    /// The stream that made it; `None` for the host (S32).
-    owner: Option<usize>,
-    first: u64,
-    count: u64,
-    /// The pass whose sweep acknowledges it (S12); `None` for never.
-    ack_pass: Option<u64>,
-    /// Late when still busy after the sweep of this pass (S13, S31).
-    late_pass: u64,
-    /// `Some(value)` when it was submitted with result=True (S23).
-    result: Option<u32>,
-}
-
-/// A job waiting in the queue (its arguments are those of its ENQUEUE, S18).
-#[derive(Clone, Copy, Debug)]
-struct Job {
-    /// Order of enqueue over every source, from 0 (S30's "queued before").
-    id: u64,
-    /// The stream that queued it; `None` for the host.
-    owner: Option<usize>,
-    handler: u8,
-    flags: u8,
-    count: u32,
-    args: [u32; 10],
-    pc: u32,
-    overtaken: u32,
-}
-
-/// What a micro-op did.
-enum Step {
-    Next(u32),
-    Wait,
-    Halted,
-    Fail(Reason),
-}
-
 /// What the host-command phase did with one command.
 enum Answer {
     /// Taken; for a RUN the new stream's index.
@@ -116,9 +75,7 @@ struct Kernel<'s> {
     scenario: &'s Scenario,
     params: &'s Params,
     streams: Vec<Stream>,
-    slots: [Option<Busy>; SLOTS],
-    queue: VecDeque<Job>,
-    next_job_id: u64,
+    grid: Grid,
     /// The kernel's default deadline in passes (S31).
     default_deadline: u64,
     /// The first host command not yet taken or rejected (S26: the ones
@@ -139,9 +96,7 @@ pub fn simulate_scenario(scenario: &Scenario) -> ScenarioResult {
         scenario,
         params,
         streams: Vec::new(),
-        slots: [None; SLOTS],
-        queue: VecDeque::new(),
-        next_job_id: 0,
+        grid: Grid::new(),
         default_deadline: params.default_deadline_passes,
         next_host: 0,
         host_mark: None,
@@ -199,10 +154,10 @@ impl Kernel<'_> {
         self.turns(pass);
         // S35: nothing active, in flight, queued, waiting or due later.
         let active = self.streams.iter().any(|s| s.life == Life::Active);
-        let in_flight = self.slots.iter().any(Option::is_some);
+        let in_flight = self.grid.slots.iter().any(Option::is_some);
         !active
             && !in_flight
-            && self.queue.is_empty()
+            && self.grid.queue.is_empty()
             && self.next_host == self.scenario.host().len()
     }
 
@@ -210,13 +165,13 @@ impl Kernel<'_> {
     /// made the command (S30), the highest slot's last.
     fn sweep(&mut self, pass: u64) {
         for slot in 0..SLOTS {
-            if let Some(busy) = self.slots[slot]
+            if let Some(busy) = self.grid.slots[slot]
                 && busy.ack_pass == Some(pass)
             {
                 if let (Some(value), Some(s)) = (busy.result, busy.owner) {
                     self.streams[s].latest_result = value;
                 }
-                self.slots[slot] = None;
+                self.grid.slots[slot] = None;
             }
         }
     }
@@ -224,7 +179,7 @@ impl Kernel<'_> {
     /// S33: the lowest late slot decides; true when the grid is stopped.
     fn deadlines(&mut self, pass: u64) -> bool {
         let late = (0..SLOTS).find_map(|s| {
-            self.slots[s]
+            self.grid.slots[s]
                 .filter(|b| pass >= b.late_pass)
                 .map(|b| (s, b))
         });
@@ -282,7 +237,7 @@ impl Kernel<'_> {
         stream.life = Life::Failed;
         stream.error = Some(StreamError { reason, pc });
         stream.exclusive_mark = None;
-        self.queue.retain(|j| j.owner != Some(s));
+        self.grid.queue.retain(|j| j.owner != Some(s));
     }
 }
 

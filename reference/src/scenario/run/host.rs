@@ -6,6 +6,7 @@
 use super::slots::outside_grid;
 use super::{Answer, Kernel, LARGEST_UPLOAD, Life, MAX_STREAMS, Stream};
 use crate::check::{self, HEADER_LEN};
+use crate::grid::Submitter;
 use crate::program::Program;
 use crate::result::{Reason, StreamError, kind};
 use crate::scenario::HostCommand;
@@ -168,11 +169,11 @@ impl Kernel<'_> {
         if outside_grid(first, count, self.params.core_count) {
             return Answer::Rejected(Reason::BadGroup);
         }
-        let mark = *self.host_mark.get_or_insert(self.next_job_id);
-        let Some(slot) = self.lowest_free_slot() else {
+        let mark = *self.host_mark.get_or_insert(self.grid.next_job_id);
+        let Some(slot) = self.grid.lowest_free_slot() else {
             return Answer::Wait;
         };
-        if flags & FLAG_EXCLUSIVE != 0 && self.exclusive_blocked(mark, first, count) {
+        if flags & FLAG_EXCLUSIVE != 0 && self.grid.exclusive_blocked(mark, first, count) {
             return Answer::Wait;
         }
         self.take_slot(
@@ -195,10 +196,11 @@ impl Kernel<'_> {
         if !(1..=239).contains(&handler) {
             return Answer::Rejected(Reason::BadTemplate);
         }
-        if count == 0 || count > self.params.core_count || self.queue.len() >= QUEUE_CAPACITY {
+        if count == 0 || count > self.params.core_count || self.grid.queue.len() >= QUEUE_CAPACITY {
             return Answer::Rejected(Reason::BadEnqueue);
         }
-        self.push_job(None, handler as u8, flags, count, args, 0);
+        self.grid
+            .push_job(None, handler as u8, flags, count, args, 0);
         Answer::Taken(None)
     }
 }

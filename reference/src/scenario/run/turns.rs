@@ -5,10 +5,12 @@
 //! the queue ([`super::slots`]).
 
 use super::slots::outside_grid;
-use super::{Kernel, Life, Step};
+use super::{Kernel, Life};
+use crate::grid::Submitter;
 use crate::ops;
+use crate::ops::Step;
 use crate::result::{Reason, kind};
-use crate::sim::{FLAG_EXCLUSIVE, FROM_COMMAND, QUEUE_CAPACITY};
+use crate::sim::{FLAG_EXCLUSIVE, QUEUE_CAPACITY};
 
 impl Kernel<'_> {
     /// S29: the turns of the streams active now, in start order, then the
@@ -20,7 +22,7 @@ impl Kernel<'_> {
         for k in 0..=n {
             let who = (first + k) % (n + 1);
             if who == n {
-                self.queue_turn(pass);
+                crate::grid::queue_turn(self, pass);
             } else {
                 self.stream_turn(submitters[who], pass);
             }
@@ -29,8 +31,13 @@ impl Kernel<'_> {
 
     /// S18, S30: the stream's own commands in flight plus its own jobs queued.
     fn pending(&self, s: usize) -> u64 {
-        let busy = self.slots.iter().flatten().filter(|b| b.owner == Some(s));
-        let queued = self.queue.iter().filter(|j| j.owner == Some(s));
+        let busy = self
+            .grid
+            .slots
+            .iter()
+            .flatten()
+            .filter(|b| b.owner == Some(s));
+        let queued = self.grid.queue.iter().filter(|j| j.owner == Some(s));
         (busy.count() + queued.count()) as u64
     }
 
@@ -126,14 +133,7 @@ impl Kernel<'_> {
         let t = stream.program.templates[index];
         let pc = stream.pc;
         let args = t.patched_args(&stream.regs);
-        let first = match t.first_register {
-            FROM_COMMAND => t.first,
-            r => stream.regs[usize::from(r)],
-        };
-        let count = match t.count_register {
-            FROM_COMMAND => t.count,
-            r => stream.regs[usize::from(r)],
-        };
+        let (first, count) = t.group(&stream.regs);
         // Outside the grid: error 11 before any waiting.
         if outside_grid(first, count, self.params.core_count) {
             return Step::Fail(Reason::BadGroup);
@@ -141,11 +141,11 @@ impl Kernel<'_> {
         // "first tried": remember which jobs were queued before it.
         let mark = *self.streams[s]
             .exclusive_mark
-            .get_or_insert(self.next_job_id);
-        let Some(slot) = self.lowest_free_slot() else {
+            .get_or_insert(self.grid.next_job_id);
+        let Some(slot) = self.grid.lowest_free_slot() else {
             return Step::Wait;
         };
-        if t.flags & FLAG_EXCLUSIVE != 0 && self.exclusive_blocked(mark, first, count) {
+        if t.flags & FLAG_EXCLUSIVE != 0 && self.grid.exclusive_blocked(mark, first, count) {
             return Step::Wait;
         }
         self.streams[s].exclusive_mark = None;
@@ -169,13 +169,14 @@ impl Kernel<'_> {
         if count == 0 || count > self.params.core_count {
             return Step::Fail(Reason::BadEnqueue);
         }
-        if self.queue.len() >= QUEUE_CAPACITY {
+        if self.grid.queue.len() >= QUEUE_CAPACITY {
             return Step::Wait;
         }
         let stream = &self.streams[s];
         let t = stream.program.templates[index];
         let (args, pc) = (t.patched_args(&stream.regs), stream.pc);
-        self.push_job(Some(s), t.handler, t.flags, count, args, pc);
+        self.grid
+            .push_job(Some(s), t.handler, t.flags, count, args, pc);
         Step::Next(pc + 1)
     }
 }
