@@ -165,23 +165,19 @@ impl<O: Observer, N: NextHandler> Checked<O, N> {
     }
 }
 
-/// Runs the chain from `ip` until an exit: the tail-call table variant
-/// with `N = Tail<O>`, the threaded one with `N = Threaded<O>`. A turn may
-/// start anywhere in a block, so it starts with the counted handlers.
-///
-/// # Safety
-/// The handler contract (handler.rs); for the threaded variant, the
-/// program's handlers were set from `Threaded::<O>`'s table.
-pub(crate) unsafe fn enter<O: Observer, N: NextHandler>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-) -> Exit {
-    #[cfg(test)]
-    crate::exec::entered::note(N::VARIANT);
-    // SAFETY: the caller's contract.
-    unsafe { (Checked::<O, N>::of(ip))(ip, regs, 0, Free::uninit(), ctx, fuel) }
+loop_entry! {
+    N::VARIANT;
+    /// Runs the chain from `ip` until an exit: the tail-call table variant
+    /// with `N = Tail<O>`, the threaded one with `N = Threaded<O>`. A turn may
+    /// start anywhere in a block, so it starts with the counted handlers.
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs); for the threaded variant, the
+    /// program's handlers were set from `Threaded::<O>`'s table.
+    fn enter<O: Observer, N: NextHandler>(ip, regs, ctx, fuel) {
+        // SAFETY: the caller's contract.
+        unsafe { (Checked::<O, N>::of(ip))(ip, regs, 0, Free::uninit(), ctx, fuel) }
+    }
 }
 
 macro_rules! chain_tables {

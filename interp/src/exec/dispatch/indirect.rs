@@ -29,22 +29,18 @@ handler_fn! {
     }
 }
 
-/// Runs from `ip` until an exit.
-///
-/// # Safety
-/// The handler contract (handler.rs): `ip` in a decoded program, `regs`
-/// the stream's registers, `ctx` a live `Ctx<O>`, `fuel >= 1`.
-#[inline(never)]
-pub(crate) unsafe fn run<O: Observer>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-) -> Exit {
-    #[cfg(test)]
-    crate::exec::entered::note("indirect");
-    // SAFETY: the caller's contract.
-    unsafe { central::<O>(ip, regs, ctx, fuel) }
+loop_entry! {
+    "indirect";
+    /// Runs from `ip` until an exit.
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs): `ip` in a decoded program, `regs`
+    /// the stream's registers, `ctx` a live `Ctx<O>`, `fuel >= 1`.
+    #[inline(never)]
+    fn run<O: Observer>(ip, regs, ctx, fuel) {
+        // SAFETY: the caller's contract.
+        unsafe { central::<O>(ip, regs, ctx, fuel) }
+    }
 }
 
 macro_rules! central_dispatch {

@@ -27,6 +27,31 @@
 //! block's fuel at its head. The other four count the fuel per micro-op
 //! through the same units (`step::Unit`), or, the switch loop, the bodies.
 
+/// A loop's entry: a `pub(crate) unsafe fn` of the handler contract's
+/// arguments (handler.rs) that, in the unit tests, first notes that the
+/// loop of `$variant` was entered (`entered`, read by the test that each
+/// variant runs its own loop), then runs `$body`.
+macro_rules! loop_entry {
+    (
+        $variant:expr;
+        $(#[$attr:meta])*
+        fn $name:ident<$($g:ident: $bound:path),*>($ip:ident, $regs:ident, $ctx:ident, $fuel:ident)
+        $body:block
+    ) => {
+        $(#[$attr])*
+        pub(crate) unsafe fn $name<$($g: $bound),*>(
+            $ip: *const Inst,
+            $regs: *mut u32,
+            $ctx: *mut (),
+            $fuel: u32,
+        ) -> Exit {
+            #[cfg(test)]
+            crate::exec::entered::note($variant);
+            $body
+        }
+    };
+}
+
 #[cfg(feature = "chain")]
 pub(crate) mod chain;
 #[cfg(feature = "indirect")]

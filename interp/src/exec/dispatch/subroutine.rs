@@ -49,32 +49,28 @@ pub(crate) unsafe fn step<O: Observer>(
     unsafe { (table.get_unchecked(usize::from((*ip).op)))(ip, regs, ctx, fuel) }
 }
 
-/// Runs from `ip` until an exit.
-///
-/// # Safety
-/// The handler contract (handler.rs): `ip` in a decoded program, `regs`
-/// the stream's registers, `ctx` a live `Ctx<O>`, `fuel >= 1`.
-#[inline(never)]
-pub(crate) unsafe fn run<O: Observer>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-) -> Exit {
-    #[cfg(test)]
-    crate::exec::entered::note("subroutine");
-    // Through a reference: indexing the const itself would copy it.
-    let table: &'static [Sub; TABLE_LEN] = const { &Subs::<O>::TABLE };
-    let (mut ip, mut fuel) = (ip, fuel);
-    // SAFETY: the caller's contract; every `next` a unit returns stays in
-    // the program with its `op` byte written by the decoder (below
-    // TABLE_LEN), and the loop calls again only with fuel left.
-    unsafe {
-        loop {
-            match (table.get_unchecked(usize::from((*ip).op)))(ip, regs, ctx, fuel) {
-                Ok((next, 0)) => return exit_at::<O>(ctx, next, 0, Exit::Fuel),
-                Ok((next, left)) => (ip, fuel) = (next, left),
-                Err(why) => return why,
+loop_entry! {
+    "subroutine";
+    /// Runs from `ip` until an exit.
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs): `ip` in a decoded program, `regs`
+    /// the stream's registers, `ctx` a live `Ctx<O>`, `fuel >= 1`.
+    #[inline(never)]
+    fn run<O: Observer>(ip, regs, ctx, fuel) {
+        // Through a reference: indexing the const itself would copy it.
+        let table: &'static [Sub; TABLE_LEN] = const { &Subs::<O>::TABLE };
+        let (mut ip, mut fuel) = (ip, fuel);
+        // SAFETY: the caller's contract; every `next` a unit returns stays in
+        // the program with its `op` byte written by the decoder (below
+        // TABLE_LEN), and the loop calls again only with fuel left.
+        unsafe {
+            loop {
+                match (table.get_unchecked(usize::from((*ip).op)))(ip, regs, ctx, fuel) {
+                    Ok((next, 0)) => return exit_at::<O>(ctx, next, 0, Exit::Fuel),
+                    Ok((next, left)) => (ip, fuel) = (next, left),
+                    Err(why) => return why,
+                }
             }
         }
     }

@@ -15,34 +15,30 @@ use crate::exec::decode::Program;
 use crate::exec::inst::{Exit, Inst};
 use crate::exec::observer::Observer;
 
-/// Runs from `ip` until an exit: an entry of at most [`PIECE`] micro-ops
-/// into a program not yet compiled (a turn of a stream with its budget)
-/// goes straight to the interpreter, inline; the rest to [`pieces`].
-///
-/// # Safety
-/// The handler contract (handler.rs): `ip` in a decoded program, `regs`
-/// the stream's registers, `ctx` a live `Ctx<O>` whose `program` is that
-/// program and whose `code`, when set, was compiled from it; `fuel >= 1`.
-#[inline(always)]
-pub(crate) unsafe fn run<O: Observer>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-) -> Exit {
-    #[cfg(test)]
-    crate::exec::entered::note("tiered");
-    // SAFETY: the caller's contract.
-    unsafe {
-        let c = ctx as *const Ctx<O>;
-        if O::ENABLED || ((*c).code.is_none() && fuel <= PIECE) {
-            let exit = interpret::<O>(ip, regs, ctx, fuel);
-            if exit == Exit::Fuel && !O::ENABLED {
-                heat::<O>(ctx, fuel);
+loop_entry! {
+    "tiered";
+    /// Runs from `ip` until an exit: an entry of at most [`PIECE`] micro-ops
+    /// into a program not yet compiled (a turn of a stream with its budget)
+    /// goes straight to the interpreter, inline; the rest to [`pieces`].
+    ///
+    /// # Safety
+    /// The handler contract (handler.rs): `ip` in a decoded program, `regs`
+    /// the stream's registers, `ctx` a live `Ctx<O>` whose `program` is that
+    /// program and whose `code`, when set, was compiled from it; `fuel >= 1`.
+    #[inline(always)]
+    fn run<O: Observer>(ip, regs, ctx, fuel) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let c = ctx as *const Ctx<O>;
+            if O::ENABLED || ((*c).code.is_none() && fuel <= PIECE) {
+                let exit = interpret::<O>(ip, regs, ctx, fuel);
+                if exit == Exit::Fuel && !O::ENABLED {
+                    heat::<O>(ctx, fuel);
+                }
+                return exit;
             }
-            return exit;
+            pieces::<O>(ip, regs, ctx, fuel)
         }
-        pieces::<O>(ip, regs, ctx, fuel)
     }
 }
 
