@@ -91,17 +91,15 @@ pub(crate) struct Stream {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::exec::kernel::queue::Job;
-    use crate::types::Params;
-
-    fn stream(pending: u32) -> StreamMeta {
+impl StreamMeta {
+    /// The unit tests' stream: stream 0, active at pc 0 with nothing run,
+    /// pending or waited for, that may run `max_steps` micro-ops.
+    pub(crate) fn blank(max_steps: u32) -> StreamMeta {
         StreamMeta {
             pc: 0,
             steps: 0,
-            max_steps: 1,
-            pending,
+            max_steps,
+            pending: 0,
             latest_result: 0,
             req: 0,
             deadline: None,
@@ -110,6 +108,20 @@ mod tests {
             program: 0,
             exclusive_mark: None,
             waiting: Waiting::No,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::kernel::queue::Job;
+    use crate::types::Params;
+
+    fn stream(pending: u32) -> StreamMeta {
+        StreamMeta {
+            pending,
+            ..StreamMeta::blank(1)
         }
     }
 

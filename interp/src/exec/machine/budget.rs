@@ -115,22 +115,11 @@ pub(super) fn split_span(chain: u32, left: u32, fuel: u32, budget: u32, span: u3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::kernel::{Life, Waiting};
 
     fn stream(steps: u32, max_steps: u32) -> StreamMeta {
         StreamMeta {
-            pc: 0,
             steps,
-            max_steps,
-            pending: 0,
-            latest_result: 0,
-            req: 0,
-            deadline: None,
-            life: Life::Active,
-            index: 0,
-            program: 0,
-            exclusive_mark: None,
-            waiting: Waiting::No,
+            ..StreamMeta::blank(max_steps)
         }
     }
 
