@@ -12,6 +12,9 @@
 //! this crate only drives it.
 #![forbid(unsafe_code)]
 
+#[macro_use]
+mod names;
+
 pub mod answers;
 pub mod compare;
 pub mod corpus;

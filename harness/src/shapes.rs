@@ -8,8 +8,6 @@
 //! check take an upload of 65,535 micro-ops (1 MiB, the default region, is
 //! 65,532).
 
-use std::fmt;
-use std::str::FromStr;
 
 use kmst::format::{Header, MicroOp, Upload};
 use kmst::ops::Opcode::{self, *};
@@ -133,39 +131,12 @@ pub fn params() -> Params {
     }
 }
 
-impl fmt::Display for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A name that is no shape's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownShape(pub String);
-
-impl fmt::Display for UnknownShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<_> = Shape::ALL.iter().map(|s| s.name()).collect();
-        write!(
-            f,
-            "unknown shape `{}` (one of {})",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownShape {}
-
-impl FromStr for Shape {
-    type Err = UnknownShape;
-    fn from_str(s: &str) -> Result<Shape, UnknownShape> {
-        Shape::ALL
-            .into_iter()
-            .find(|shape| shape.name() == s)
-            .ok_or_else(|| UnknownShape(s.to_string()))
-    }
-}
+named!(
+    Shape,
+    /// A name that is no shape's.
+    UnknownShape,
+    "unknown shape `{}` (one of {})"
+);
 
 #[cfg(test)]
 mod tests {

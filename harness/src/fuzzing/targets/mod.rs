@@ -15,7 +15,6 @@
 //! the dispatch.
 
 use std::fmt;
-use std::str::FromStr;
 
 use arbitrary::Unstructured;
 
@@ -78,39 +77,12 @@ impl Target {
     }
 }
 
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A target name that is not one of [`Target::ALL`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownTarget(pub String);
-
-impl fmt::Display for UnknownTarget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
-        write!(
-            f,
-            "unknown fuzz target `{}` (targets: {})",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownTarget {}
-
-impl FromStr for Target {
-    type Err = UnknownTarget;
-    fn from_str(s: &str) -> Result<Target, UnknownTarget> {
-        Target::ALL
-            .into_iter()
-            .find(|t| t.name() == s)
-            .ok_or_else(|| UnknownTarget(s.to_owned()))
-    }
-}
+named!(
+    Target,
+    /// A target name that is not one of [`Target::ALL`].
+    UnknownTarget,
+    "unknown fuzz target `{}` (targets: {})"
+);
 
 /// What the implementations agreed on for one input.
 #[derive(Clone, Debug, PartialEq, Eq)]
