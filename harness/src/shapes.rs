@@ -8,7 +8,6 @@
 //! check take an upload of 65,535 micro-ops (1 MiB, the default region, is
 //! 65,532).
 
-
 use kmst::format::{Header, MicroOp, Upload};
 use kmst::ops::Opcode::{self, *};
 use kmst::types::Params;

@@ -270,6 +270,17 @@ pub fn to_json_over(report: &Report, baseline: Implementation) -> Value {
     to_json_inner(report, Some(baseline))
 }
 
+/// A workload's object in either JSON report, its variants' as given.
+fn workload_json(name: &str, notes: &str, ops: u64, passes: u64, variants: Vec<Value>) -> Value {
+    json!({
+        "name": name,
+        "notes": notes,
+        "ops": ops,
+        "passes": passes,
+        "variants": variants,
+    })
+}
+
 fn to_json_inner(report: &Report, baseline: Option<Implementation>) -> Value {
     let workloads: Vec<Value> = report
         .workloads
@@ -305,13 +316,7 @@ fn to_json_inner(report: &Report, baseline: Option<Implementation>) -> Value {
                     o
                 })
                 .collect();
-            json!({
-                "name": w.name,
-                "notes": w.notes,
-                "ops": w.ops,
-                "passes": w.passes,
-                "variants": variants,
-            })
+            workload_json(&w.name, &w.notes, w.ops, w.passes, variants)
         })
         .collect();
     let mut settings = json!({
@@ -455,13 +460,7 @@ pub fn counters_to_json(report: &CounterReport) -> Value {
                     })
                 })
                 .collect();
-            json!({
-                "name": w.name,
-                "notes": w.notes,
-                "ops": w.ops,
-                "passes": w.passes,
-                "variants": variants,
-            })
+            workload_json(&w.name, &w.notes, w.ops, w.passes, variants)
         })
         .collect();
     json!({

@@ -444,15 +444,7 @@ pub fn any_case(u: &mut Unstructured) -> Result<Case> {
 
 /// The bytes a seed expands to (a small xorshift), for seeded tests without a fuzzer.
 fn seed_bytes(seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..4096)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    seeds::random_bytes(seed, 4096)
 }
 
 /// [`any_case`] for a seed.
