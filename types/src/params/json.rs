@@ -3,7 +3,7 @@
 #[allow(unused_imports)]
 use crate::prelude::*;
 
-use super::{Delay, Params, ParamsError, ResultModel, err};
+use super::{Delay, PARAM_KEYS, Params, ParamsError, ResultModel, err};
 
 impl Params {
     /// The params object of S24. Custom closures cannot be saved: an error.
@@ -75,20 +75,6 @@ impl Params {
     }
 }
 
-/// The keys of a params object (S24).
-const KEYS: [&str; 10] = [
-    "delay",
-    "result",
-    "deadline_passes",
-    "default_deadline_passes",
-    "cancel_pass",
-    "core_count",
-    "ticks_per_pass",
-    "max_passes",
-    "region_size",
-    "turn_budget",
-];
-
 /// ` (did you mean `K`?)` for the key nearest to `key` by edit distance,
 /// when it is at most two edits (or a third of the key's length) away;
 /// else the list.
@@ -108,11 +94,14 @@ fn did_you_mean(key: &str) -> String {
         }
         row[b.len()]
     };
-    let best = KEYS.iter().min_by_key(|k| distance(key, k)).expect("keys");
+    let best = PARAM_KEYS
+        .iter()
+        .min_by_key(|k| distance(key, k))
+        .expect("keys");
     if distance(key, best) <= 2.max(key.chars().count() / 3) {
         format!(" (did you mean `{best}`?)")
     } else {
-        format!(" (the keys: {})", KEYS.join(", "))
+        format!(" (the keys: {})", PARAM_KEYS.join(", "))
     }
 }
 

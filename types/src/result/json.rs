@@ -82,16 +82,7 @@ impl SimResult {
             .iter()
             .map(event_from_json)
             .collect::<Result<Vec<_>, _>>()?;
-        let status = match get("status")?.as_str() {
-            Some("ended") => Status::Ended,
-            Some("error") => Status::Error,
-            Some("stuck") => Status::Stuck,
-            _ => {
-                return Err(AnswerError(
-                    "`status` is not \"ended\", \"error\" or \"stuck\"".into(),
-                ));
-            }
-        };
+        let status = status_from_json(get("status")?)?;
         let halt = match get("halt")? {
             Value::Null => None,
             v => Some(int(v, "halt", u32::MAX.into())? as u32),
@@ -140,6 +131,18 @@ pub(crate) fn fields<'a>(
         return Err(AnswerError(format!("`{what}`: missing `{k}`")));
     }
     Ok(o)
+}
+
+/// S24's `status`: "ended", "error" or "stuck".
+pub(crate) fn status_from_json(v: &Value) -> Result<Status, AnswerError> {
+    match v.as_str() {
+        Some("ended") => Ok(Status::Ended),
+        Some("error") => Ok(Status::Error),
+        Some("stuck") => Ok(Status::Stuck),
+        _ => Err(AnswerError(
+            "`status` is not \"ended\", \"error\" or \"stuck\"".into(),
+        )),
+    }
 }
 
 pub(crate) fn error_from_json(v: &Value, what: &str) -> Result<Option<StreamError>, AnswerError> {

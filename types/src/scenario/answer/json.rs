@@ -137,16 +137,7 @@ fn index_of(v: &Value, what: &str) -> Result<Option<usize>, AnswerError> {
 fn stream_from_json(v: &Value) -> Result<StreamOutcome, AnswerError> {
     let keys = ["req", "offset", "length", "pass", "status", "error", "halt"];
     let o = result::fields(v, "streams", &keys)?;
-    let status = match o["status"].as_str() {
-        Some("ended") => Status::Ended,
-        Some("error") => Status::Error,
-        Some("stuck") => Status::Stuck,
-        _ => {
-            return Err(AnswerError(
-                "`status` is not \"ended\", \"error\" or \"stuck\"".into(),
-            ));
-        }
-    };
+    let status = result::status_from_json(&o["status"])?;
     let halt = match &o["halt"] {
         Value::Null => None,
         h => Some(u32_of(h, "halt")?),
