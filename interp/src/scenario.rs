@@ -314,17 +314,7 @@ fn assemble(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
 /// the field (an upload that cannot be read or assembled: its `file` and
 /// the path), and nothing runs.
 pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ScenarioError::new(
-            Entry::File,
-            "",
-            Problem::File {
-                path: path.display().to_string(),
-                message: format!("cannot be read: {e}"),
-            },
-        )
-    })?;
-    from_json(&text, path)
+    json::read_file_with(path, &mut load_upload)
 }
 
 /// [`read_file`] of a file's text already read; `path` is where it lives.

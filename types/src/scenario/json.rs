@@ -32,6 +32,13 @@ fn fail<T>(entry: Entry, field: impl Into<String>, problem: Problem) -> Result<T
 /// Reads the scenario file at `path` (S36, P7); uploads are read as raw bytes,
 /// relative to the file's folder.
 pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    read_file_with(path, &mut |p: &Path| {
+        std::fs::read(p).map_err(|e| format!("cannot be read: {e}"))
+    })
+}
+
+/// [`read_file`] with each upload read by `load`.
+pub fn read_file_with(path: &Path, load: &mut Loader) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path).or_else(|e| {
         fail(
             Entry::File,
@@ -42,9 +49,7 @@ pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
             },
         )
     })?;
-    from_json(&text, path, &mut |p: &Path| {
-        std::fs::read(p).map_err(|e| format!("cannot be read: {e}"))
-    })
+    from_json(&text, path, load)
 }
 
 /// Reads a scenario from its JSON text (S36, P7); `path` is the scenario file's (each
