@@ -77,26 +77,20 @@ fn corpus_check_reports_in_name_order_whatever_the_jobs() {
 
 #[test]
 fn a_sweep_lists_its_budgets_in_order_whatever_the_jobs() {
-    let (code, out, err) = same_whatever_the_jobs(&[
-        "profile",
-        "corpus/streams/jobs_1000.kms",
-        "--sweep",
-        "64,1,16,2,8,4",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let budgets: Vec<&str> = out
-        .lines()
-        .skip(1)
-        .map(|l| l.split_whitespace().next().unwrap())
-        .collect();
-    assert_eq!(budgets, ["64", "1", "16", "2", "8", "4"]);
-    let (code, _, err) = same_whatever_the_jobs(&[
-        "profile",
-        "corpus/bench/four_streams.json",
-        "--sweep",
-        "16,32,64",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    // A stream's sweep and a scenario's: a row per budget, in the order given.
+    for (file, sweep) in [
+        ("corpus/streams/jobs_1000.kms", "64,1,16,2,8,4"),
+        ("corpus/bench/four_streams.json", "16,32,64"),
+    ] {
+        let (code, out, err) = same_whatever_the_jobs(&["profile", file, "--sweep", sweep]);
+        assert_eq!(code, 0, "{file}: {err}");
+        let budgets: Vec<&str> = out
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        assert_eq!(budgets, sweep.split(',').collect::<Vec<_>>(), "{file}");
+    }
 }
 
 #[test]
