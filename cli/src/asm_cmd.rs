@@ -1,6 +1,6 @@
 //! `kmst asm` and `kmst disasm`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kmst::asm::disassemble;
@@ -54,20 +54,27 @@ pub struct DisasmArgs {
     output: Option<PathBuf>,
 }
 
-pub fn asm(args: AsmArgs) -> Result<ExitCode, CliError> {
-    let (bytes, kind) = read_input(&args.input)?;
-    let hint = match kind {
-        Kind::Source => None,
-        Kind::Upload => Some("`kmst disasm` prints it as text"),
-        Kind::Json => Some("a kernel scenario runs with `kmst scenario`"),
-    };
-    if let Some(hint) = hint {
-        return Err(CliError::WrongKind {
-            path: args.input,
-            kind,
-            hint,
-        });
+/// The bytes of `input`, which must hold `wanted`: another kind is refused
+/// naming the command that takes it.
+fn read_kind(input: &Path, wanted: Kind) -> Result<Vec<u8>, CliError> {
+    let (bytes, kind) = read_input(input)?;
+    if kind == wanted {
+        return Ok(bytes);
     }
+    let hint = match kind {
+        Kind::Upload => "`kmst disasm` prints it as text",
+        Kind::Source => "`kmst asm` assembles it; `kmst run` and `kmst check` take it as it is",
+        Kind::Json => "a kernel scenario runs with `kmst scenario`",
+    };
+    Err(CliError::WrongKind {
+        path: input.to_owned(),
+        kind,
+        hint,
+    })
+}
+
+pub fn asm(args: AsmArgs) -> Result<ExitCode, CliError> {
+    let bytes = read_kind(&args.input, Kind::Source)?;
     let source = read_source(&args.input, bytes)?;
     let upload = assemble(&args.input, &source)?;
     if !args.allow_rejected {
@@ -97,7 +104,7 @@ pub fn asm(args: AsmArgs) -> Result<ExitCode, CliError> {
 /// More micro-ops or templates than the format holds (docs/spec.md: at
 /// most 65,535 of each, in the header's op_count and command_count) is an
 /// error, before anything is written.
-fn refuse_over_limit(input: &std::path::Path, upload: &[u8]) -> Result<(), CliError> {
+fn refuse_over_limit(input: &Path, upload: &[u8]) -> Result<(), CliError> {
     let field = |at: usize| {
         upload
             .get(at..at + 4)
@@ -123,7 +130,7 @@ fn refuse_over_limit(input: &std::path::Path, upload: &[u8]) -> Result<(), CliEr
 /// parameters file when it has none; says on standard error which. Beside
 /// standard output, a device or a FIFO, nothing is written or removed.
 fn write_params(
-    output: &std::path::Path,
+    output: &Path,
     params: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<(), CliError> {
     if !is_plain_output(output) {
@@ -160,21 +167,7 @@ fn write_params(
 }
 
 pub fn disasm(args: DisasmArgs) -> Result<ExitCode, CliError> {
-    let (bytes, kind) = read_input(&args.input)?;
-    let hint = match kind {
-        Kind::Upload => None,
-        Kind::Source => {
-            Some("`kmst asm` assembles it; `kmst run` and `kmst check` take it as it is")
-        }
-        Kind::Json => Some("a kernel scenario runs with `kmst scenario`"),
-    };
-    if let Some(hint) = hint {
-        return Err(CliError::WrongKind {
-            path: args.input,
-            kind,
-            hint,
-        });
-    }
+    let bytes = read_kind(&args.input, Kind::Upload)?;
     let mut text = disassemble(&bytes);
     // The parameters `kmst asm` wrote beside the upload, back as a directive
     // (standard input has none beside it).

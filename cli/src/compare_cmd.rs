@@ -74,14 +74,19 @@ pub struct Args {
     pub baseline: Option<String>,
 }
 
-fn settings(args: &Args) -> Result<Settings, CliError> {
-    let mut s = if args.quick {
-        Settings::QUICK
+/// Of the presets `[quick, full, default]`, the one `--quick` or `--full` picks.
+fn preset<T>(args: &Args, [quick, full, default]: [T; 3]) -> T {
+    if args.quick {
+        quick
     } else if args.full {
-        Settings::FULL
+        full
     } else {
-        Settings::DEFAULT
-    };
+        default
+    }
+}
+
+fn settings(args: &Args) -> Result<Settings, CliError> {
+    let mut s = preset(args, [Settings::QUICK, Settings::FULL, Settings::DEFAULT]);
     if let Some(n) = args.samples {
         s.samples = n as usize; // in_range: 1..=u32::MAX
     }
@@ -89,13 +94,14 @@ fn settings(args: &Args) -> Result<Settings, CliError> {
 }
 
 fn counter_settings(args: &Args) -> Result<CounterSettings, CliError> {
-    let mut s = if args.quick {
-        CounterSettings::QUICK
-    } else if args.full {
-        CounterSettings::FULL
-    } else {
-        CounterSettings::DEFAULT
-    };
+    let mut s = preset(
+        args,
+        [
+            CounterSettings::QUICK,
+            CounterSettings::FULL,
+            CounterSettings::DEFAULT,
+        ],
+    );
     if let Some(n) = args.runs {
         s.runs = n; // in_range: at least 1
     }

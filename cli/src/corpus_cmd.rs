@@ -129,45 +129,101 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             force,
             scenario_dir,
             names,
-        } => {
-            let (streams, scenarios) = split_names(&dir, scenario_dir, names)?;
-            let a = streams.map_or(Ok(ExitCode::SUCCESS), |n| write(&dir, n, force))?;
-            let b = scenarios.map_or(Ok(ExitCode::SUCCESS), |(d, n)| {
-                write_scenarios(&d, n, force)
-            })?;
-            Ok(worst(a, b))
-        }
+        } => streams_then_scenarios(
+            &dir,
+            scenario_dir,
+            names,
+            |n| write(&dir, n, force),
+            |d, n| write_scenarios(d, n, force),
+        ),
         Action::Check {
             jobs,
             dir,
             scenario_dir,
             names,
-        } => {
-            let (streams, scenarios) = split_names(&dir, scenario_dir, names)?;
-            let a = streams.map_or(Ok(ExitCode::SUCCESS), |n| check(&dir, n, jobs))?;
-            let b =
-                scenarios.map_or(Ok(ExitCode::SUCCESS), |(d, n)| check_scenarios(&d, n, jobs))?;
-            Ok(worst(a, b))
-        }
+        } => streams_then_scenarios(
+            &dir,
+            scenario_dir,
+            names,
+            |n| check(&dir, n, jobs),
+            |d, n| check_scenarios(d, n, jobs),
+        ),
     }
+}
+
+/// `streams` of the names that are streams, then `scenarios` of the
+/// scenario directory and the names that are scenarios (as
+/// [`split_names`] splits them): the worse exit of the two.
+fn streams_then_scenarios(
+    dir: &Path,
+    scenario_dir: Option<PathBuf>,
+    names: Vec<String>,
+    streams: impl FnOnce(Vec<String>) -> Result<ExitCode, CliError>,
+    scenarios: impl FnOnce(&Path, Vec<String>) -> Result<ExitCode, CliError>,
+) -> Result<ExitCode, CliError> {
+    let (stream_names, scenario_names) = split_names(dir, scenario_dir, names)?;
+    let a = stream_names.map_or(Ok(ExitCode::SUCCESS), streams)?;
+    let b = scenario_names.map_or(Ok(ExitCode::SUCCESS), |(d, n)| scenarios(&d, n))?;
+    Ok(worst(a, b))
 }
 
 fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliError> {
     let names = names_in(dir, names)?;
+    let contradicted = write_each(
+        &names,
+        |name| corpus::write_stream(dir, name, force),
+        |m| print_out(&format!("{m}\n")),
+    )?;
+    let expect = if force {
+        "`;@ expect` (written anyway)"
+    } else {
+        "`;@ expect` and were not written"
+    };
+    Ok(say_written(
+        dir,
+        &names,
+        force,
+        contradicted,
+        ("stream", "streams"),
+        expect,
+    ))
+}
+
+/// Writes each of `names` with `write_one`, `report`ing what contradicts
+/// its expected answer as it goes; how many contradicted.
+fn write_each(
+    names: &[String],
+    write_one: impl Fn(&str) -> Result<Vec<corpus::Mismatch>, CorpusError>,
+    report: impl Fn(&corpus::Mismatch) -> Result<(), CliError>,
+) -> Result<usize, CliError> {
     let progress = Progress::new(names.len());
     let mut contradicted = 0;
     for (i, name) in names.iter().enumerate() {
         progress.show(i, name);
-        let found = corpus::write_stream(dir, name, force).map_err(corpus_err)?;
+        let found = write_one(name).map_err(corpus_err)?;
         if !found.is_empty() {
             contradicted += 1;
             progress.clear();
             for m in &found {
-                print_out(&format!("{m}\n"))?;
+                report(m)?;
             }
         }
     }
     progress.clear();
+    Ok(contradicted)
+}
+
+/// Says how many of `names` were written in `dir`: all with `force`, else
+/// those that do not contradict their `expect` (how many did, if any);
+/// exit 1 when any did.
+fn say_written(
+    dir: &Path,
+    names: &[String],
+    force: bool,
+    contradicted: usize,
+    (one, many): (&str, &str),
+    expect: &str,
+) -> ExitCode {
     let written = if force {
         names.len()
     } else {
@@ -175,31 +231,31 @@ fn write(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCode, CliErr
     };
     eprintln!(
         "wrote {written} of {} in {}{}",
-        crate::progress::count(names.len() as u64, "stream", "streams"),
+        crate::progress::count(names.len() as u64, one, many),
         dir.display(),
         if contradicted > 0 {
             format!(
-                "; {contradicted} {} their `;@ expect`{}",
+                "; {contradicted} {} their {expect}",
                 if contradicted == 1 {
                     "contradicts"
                 } else {
                     "contradict"
-                },
-                if force {
-                    " (written anyway)"
-                } else {
-                    " and were not written"
                 }
             )
         } else {
             String::new()
         }
     );
-    Ok(if contradicted > 0 {
+    exit_code(contradicted)
+}
+
+/// Exit 1 when any stream or scenario contradicted or did not match.
+fn exit_code(failing: usize) -> ExitCode {
+    if failing > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 fn check(dir: &Path, names: Vec<String>, jobs: JobsArgs) -> Result<ExitCode, CliError> {
@@ -232,11 +288,7 @@ fn check(dir: &Path, names: Vec<String>, jobs: JobsArgs) -> Result<ExitCode, Cli
         with.join(", "),
         verdict(failing, names.len())
     );
-    Ok(if failing > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(failing))
 }
 
 /// `all match`, or how many of `total` do not.
@@ -297,47 +349,22 @@ fn write_scenarios(dir: &Path, names: Vec<String>, force: bool) -> Result<ExitCo
     if names.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    let progress = Progress::new(names.len());
-    let mut contradicted = 0;
-    for (i, name) in names.iter().enumerate() {
-        progress.show(i, name);
-        let found = corpus::scenario::write_scenario(dir, name, force).map_err(corpus_err)?;
-        if !found.is_empty() {
-            contradicted += 1;
-            progress.clear();
-            for m in &found {
-                println!("{m}");
-            }
-        }
-    }
-    progress.clear();
-    let written = if force {
-        names.len()
-    } else {
-        names.len() - contradicted
-    };
-    eprintln!(
-        "wrote {written} of {} in {}{}",
-        crate::progress::count(names.len() as u64, "scenario", "scenarios"),
-        dir.display(),
-        if contradicted > 0 {
-            format!(
-                "; {contradicted} {} their `expect`",
-                if contradicted == 1 {
-                    "contradicts"
-                } else {
-                    "contradict"
-                }
-            )
-        } else {
-            String::new()
-        }
-    );
-    Ok(if contradicted > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let contradicted = write_each(
+        &names,
+        |name| corpus::scenario::write_scenario(dir, name, force),
+        |m| {
+            println!("{m}");
+            Ok(())
+        },
+    )?;
+    Ok(say_written(
+        dir,
+        &names,
+        force,
+        contradicted,
+        ("scenario", "scenarios"),
+        "`expect`",
+    ))
 }
 
 fn check_scenarios(dir: &Path, names: Vec<String>, jobs: JobsArgs) -> Result<ExitCode, CliError> {
@@ -368,9 +395,5 @@ fn check_scenarios(dir: &Path, names: Vec<String>, jobs: JobsArgs) -> Result<Exi
         corpus::scenario::scenario_implementations(&impls).join(", "),
         verdict(failing, names.len())
     );
-    Ok(if failing > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(failing))
 }

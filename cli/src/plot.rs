@@ -284,13 +284,19 @@ mod tests {
         }
     }
 
-    fn workload(name: &str, variants: Vec<VariantResult>) -> WorkloadResult {
+    /// A workload timed once on tail, switch and the reference model: its
+    /// ns per run on each.
+    fn workload(name: &str, [tail, switch, reference]: [f64; 3]) -> WorkloadResult {
         WorkloadResult {
             name: name.into(),
             notes: String::new(),
             ops: 1_000,
             passes: 10,
-            variants,
+            variants: vec![
+                variant(TAIL, &[tail]),
+                variant(SWITCH, &[switch]),
+                variant(REFERENCE, &[reference]),
+            ],
         }
     }
 
@@ -304,22 +310,8 @@ mod tests {
                 sample_time: Duration::from_millis(5),
             },
             workloads: vec![
-                workload(
-                    "fast",
-                    vec![
-                        variant(TAIL, &[2_000.0]),
-                        variant(SWITCH, &[3_000.0]),
-                        variant(REFERENCE, &[200_000.0]),
-                    ],
-                ),
-                workload(
-                    "slow_ref",
-                    vec![
-                        variant(TAIL, &[1_000.0]),
-                        variant(SWITCH, &[1_500.0]),
-                        variant(REFERENCE, &[50_000_000.0]),
-                    ],
-                ),
+                workload("fast", [2_000.0, 3_000.0, 200_000.0]),
+                workload("slow_ref", [1_000.0, 1_500.0, 50_000_000.0]),
             ],
         }
     }

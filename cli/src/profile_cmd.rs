@@ -114,6 +114,22 @@ fn with_trace<R>(
     Ok(run)
 }
 
+/// A traced run's error: the profile's as `profile` makes it, a failed
+/// write as the trace file's.
+fn trace_error(
+    path: &Path,
+    e: trace::TraceError,
+    profile: impl FnOnce(ProfileError) -> CliError,
+) -> CliError {
+    match e {
+        trace::TraceError::Profile(e) => profile(e),
+        trace::TraceError::Io(err) => CliError::Io {
+            path: path.to_owned(),
+            err,
+        },
+    }
+}
+
 /// `kmst profile SCENARIO.json`: the scenario's parameters, then the flags.
 fn run_scenario(args: &Args, file: &Path) -> Result<Out, CliError> {
     let scenario = crate::common::read_scenario(file)?;
@@ -127,44 +143,51 @@ fn run_scenario(args: &Args, file: &Path) -> Result<Out, CliError> {
     let dispatch = parse_dispatch(&args.dispatch)?;
     let usage = |e: profile::scenario::ScenarioProfileError| CliError::Usage(e.to_string());
     if let Some(budgets) = &args.sweep {
-        let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
-        // One run per budget, --jobs at once, the rows in order.
-        let rows = args.jobs.map(&budgets, |&b| {
-            profile::scenario::sweep(&scenario, dispatch, &[b])
-        })?;
-        let rows: Vec<_> = rows
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(usage)?
-            .into_iter()
-            .flatten()
-            .collect();
-        return Ok(if args.json {
-            Out::Json(serde_json::json!({"dispatch": dispatch.name(), "sweep": rows}))
-        } else {
-            Out::Text(profile::render::scenario_sweep(&rows))
-        });
+        return sweep(
+            args,
+            dispatch,
+            budgets,
+            |b| profile::scenario::sweep(&scenario, dispatch, &[b]),
+            usage,
+            profile::render::scenario_sweep,
+        );
     }
     let run = match &args.trace {
         None => profile::scenario::profile(&scenario, dispatch).map_err(usage)?,
         Some(path) => with_trace(path, args.trace_limit, |file| {
             let (run, end) =
                 trace::profile_scenario_traced(&scenario, dispatch, file, args.trace_limit)
-                    .map_err(|e| match e {
-                        trace::TraceError::Profile(e) => CliError::Usage(e.to_string()),
-                        trace::TraceError::Io(err) => CliError::Io {
-                            path: path.clone(),
-                            err,
-                        },
-                    })?;
+                    .map_err(|e| trace_error(path, e, |e| CliError::Usage(e.to_string())))?;
             let simulated = run.observer.kernel.pass_end;
             Ok((run, end, simulated))
         })?,
     };
+    Ok(report(args, &run.profile, profile::render::scenario_human))
+}
+
+/// `--sweep`: one run per budget (`run`), --jobs at once, the rows in
+/// order, as JSON or as the table `render` draws.
+fn sweep<Row: serde::Serialize + Send, E: Send>(
+    args: &Args,
+    dispatch: Dispatch,
+    budgets: &[u64],
+    run: impl Fn(u32) -> Result<Vec<Row>, E> + Sync + Send,
+    error: impl Fn(E) -> CliError,
+    render: fn(&[Row]) -> String,
+) -> Result<Out, CliError> {
+    let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
+    let rows = args.jobs.map(&budgets, |&b| run(b))?;
+    let rows: Vec<Row> = rows
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(error)?
+        .into_iter()
+        .flatten()
+        .collect();
     Ok(if args.json {
-        Out::Json(json_of(&run.profile))
+        Out::Json(serde_json::json!({"dispatch": dispatch.name(), "sweep": rows}))
     } else {
-        Out::Text(profile::render::scenario_human(&run.profile))
+        Out::Text(render(&rows))
     })
 }
 
@@ -174,8 +197,13 @@ enum Out {
     Json(serde_json::Value),
 }
 
-fn json_of<T: serde::Serialize>(v: &T) -> serde_json::Value {
-    serde_json::to_value(v).expect("a profile is JSON")
+/// A profile's report: its JSON, or the tables `render` draws.
+fn report<P: serde::Serialize>(args: &Args, profile: &P, render: fn(&P) -> String) -> Out {
+    if args.json {
+        Out::Json(serde_json::to_value(profile).expect("a profile is JSON"))
+    } else {
+        Out::Text(render(profile))
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -249,23 +277,14 @@ fn profile_file(args: &Args, file: &Path) -> Result<Out, CliError> {
     let dispatch = parse_dispatch(&args.dispatch)?;
 
     if let Some(budgets) = &args.sweep {
-        let budgets: Vec<u32> = budgets.iter().map(|&b| b as u32).collect(); // in_range
-        // One run per budget, --jobs at once, the rows in order.
-        let rows = args.jobs.map(&budgets, |&b| {
-            profile::sweep(&upload, &params, dispatch, &[b])
-        })?;
-        let rows: Vec<_> = rows
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| profile_error(file, e))?
-            .into_iter()
-            .flatten()
-            .collect();
-        return Ok(if args.json {
-            Out::Json(serde_json::json!({"dispatch": dispatch.name(), "sweep": rows}))
-        } else {
-            Out::Text(profile::render::sweep(&rows))
-        });
+        return sweep(
+            args,
+            dispatch,
+            budgets,
+            |b| profile::sweep(&upload, &params, dispatch, &[b]),
+            |e| profile_error(file, e),
+            profile::render::sweep,
+        );
     }
 
     let run = match &args.trace {
@@ -273,24 +292,13 @@ fn profile_file(args: &Args, file: &Path) -> Result<Out, CliError> {
             .map_err(|e| profile_error(file, e))?,
         Some(path) => with_trace(path, args.trace_limit, |out| {
             let (run, end) =
-                trace::profile_traced(&upload, &params, dispatch, out, args.trace_limit).map_err(
-                    |e| match e {
-                        trace::TraceError::Profile(e) => profile_error(file, e),
-                        trace::TraceError::Io(err) => CliError::Io {
-                            path: path.clone(),
-                            err,
-                        },
-                    },
-                )?;
+                trace::profile_traced(&upload, &params, dispatch, out, args.trace_limit)
+                    .map_err(|e| trace_error(path, e, |e| profile_error(file, e)))?;
             let simulated = run.observer.pass_end;
             Ok((run, end, simulated))
         })?,
     };
-    Ok(if args.json {
-        Out::Json(json_of(&run.profile))
-    } else {
-        Out::Text(profile::render::human(&run.profile))
-    })
+    Ok(report(args, &run.profile, profile::render::human))
 }
 
 /// A scenario file, its uploads assembled, under the run flags.

@@ -1,7 +1,7 @@
 //! `kmst check`, `kmst asm` and `kmst disasm` as a user runs them: exit codes 0/1/2 and output.
 
 mod common;
-use common::kmst;
+use common::{kmst, s};
 
 use std::path::PathBuf;
 
@@ -16,17 +16,17 @@ const BAD: &str = ".stream max_steps=10 seed=1 req=5\nhalt r0\n.op 0, 0, 0, 0, 0
 #[test]
 fn check_accepts_and_rejects_with_json() {
     let good = temp("good.kms", GOOD.as_bytes());
-    let (code, out, _) = kmst(&["check", good.to_str().unwrap(), "--json"]);
+    let (code, out, _) = kmst(&["check", s(&good), "--json"]);
     assert_eq!((code, out.as_str()), (0, "{\"check\": null}\n"));
     let bad = temp("bad.kms", BAD.as_bytes());
-    let (code, out, _) = kmst(&["check", bad.to_str().unwrap(), "--json"]);
+    let (code, out, _) = kmst(&["check", s(&bad), "--json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v,
         serde_json::json!({"check": {"reason": 2, "pc": 1}, "req": 5})
     );
-    let (code, out, _) = kmst(&["check", bad.to_str().unwrap()]);
+    let (code, out, _) = kmst(&["check", s(&bad)]);
     assert_eq!(code, 1);
     assert!(out.contains("reason 2 (unknown opcode) at pc 1"), "{out}");
 }
@@ -36,20 +36,14 @@ fn check_region_size() {
     // The upload is 128 bytes: a region of 127 rejects it with `Reason::BadHeader`; the
     // header (64 bytes at offset 0) is inside, so req is 5.
     let good = temp("region.kms", GOOD.as_bytes());
-    let (code, out, _) = kmst(&[
-        "check",
-        good.to_str().unwrap(),
-        "--region-size",
-        "127",
-        "--json",
-    ]);
+    let (code, out, _) = kmst(&["check", s(&good), "--region-size", "127", "--json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v,
         serde_json::json!({"check": {"reason": 1, "pc": 0}, "req": 5})
     );
-    let (code, _, _) = kmst(&["check", good.to_str().unwrap(), "--region-size", "128"]);
+    let (code, _, _) = kmst(&["check", s(&good), "--region-size", "128"]);
     assert_eq!(code, 0);
 }
 
@@ -60,7 +54,7 @@ fn check_region_size() {
 #[test]
 fn check_and_run_give_one_req() {
     let good = temp("tiny_region.kms", GOOD.as_bytes());
-    let path = good.to_str().unwrap();
+    let path = s(&good);
     let (code, out, _) = kmst(&["check", path, "--region-size", "32", "--json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -78,37 +72,26 @@ fn check_and_run_give_one_req() {
 fn asm_then_disasm_then_check_binary() {
     let src = temp("prog.kms", GOOD.as_bytes());
     let bin = src.with_extension("bin");
-    let (code, _, _) = kmst(&["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap()]);
+    let (code, _, _) = kmst(&["asm", s(&src), "-o", s(&bin)]);
     assert_eq!(code, 0);
     assert_eq!(std::fs::read(&bin).unwrap().len(), 128);
-    let (code, out, _) = kmst(&["disasm", bin.to_str().unwrap()]);
+    let (code, out, _) = kmst(&["disasm", s(&bin)]);
     assert_eq!(code, 0);
     assert_eq!(
         out,
         ".stream max_steps=10 deadline_us=0 req=5 seed=1\n        halt r0\n"
     );
-    let (code, _, _) = kmst(&["check", bin.to_str().unwrap()]);
+    let (code, _, _) = kmst(&["check", s(&bin)]);
     assert_eq!(code, 0);
     // A rejected upload is written, with a note, and is a verdict (exit 1)
     // unless --allow-rejected (exit 0).
     let bad = temp("bad2.kms", BAD.as_bytes());
     let out_bin = bad.with_extension("bin");
-    let (code, _, err) = kmst(&[
-        "asm",
-        bad.to_str().unwrap(),
-        "-o",
-        out_bin.to_str().unwrap(),
-    ]);
+    let (code, _, err) = kmst(&["asm", s(&bad), "-o", s(&out_bin)]);
     assert_eq!(code, 1);
     assert!(err.contains("reason 2"), "{err}");
     assert!(out_bin.exists());
-    let (code, _, err) = kmst(&[
-        "asm",
-        bad.to_str().unwrap(),
-        "-o",
-        out_bin.to_str().unwrap(),
-        "--allow-rejected",
-    ]);
+    let (code, _, err) = kmst(&["asm", s(&bad), "-o", s(&out_bin), "--allow-rejected"]);
     assert_eq!(code, 0);
     assert!(err.contains("reason 2"), "{err}");
 }
@@ -116,7 +99,7 @@ fn asm_then_disasm_then_check_binary() {
 #[test]
 fn errors_exit_2_with_one_line() {
     let syn = temp("syn.kms", b".stream max_steps=1 seed=1\nadd r1, r2, r16\n");
-    let (code, out, err) = kmst(&["check", syn.to_str().unwrap()]);
+    let (code, out, err) = kmst(&["check", s(&syn)]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
         err.ends_with("line 2, column 13: unknown register r16\n"),

@@ -1,30 +1,29 @@
 //! `kmst compare` as a program: exit codes and the `--json` output.
 
-use std::process::Command;
+mod common;
+use common::{kmst, kmst_in, s, workspace_file};
 
-fn kmst() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kmst"))
-}
-
-fn workspace_file(rel: &str) -> String {
-    format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"))
+/// `kmst compare --quick --samples SAMPLES --workloads WORKLOADS MORE...`,
+/// away from the workspace: the workloads are bundled.
+fn compare_bundled(samples: &str, workloads: &str, more: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "compare",
+        "--quick",
+        "--samples",
+        samples,
+        "--workloads",
+        workloads,
+    ];
+    args.extend(more);
+    kmst_in(std::env::temp_dir(), &args)
 }
 
 #[test]
 fn quick_compare_of_one_file_exits_0() {
     // A FILE argument: a .kms source whose `;@ params` give its parameters.
-    let out = kmst()
-        .args(["compare", "--quick"])
-        .arg(workspace_file("corpus/bench/long_wait_1.kms"))
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let wait = workspace_file("corpus/bench/long_wait_1.kms");
+    let (code, text, err) = kmst(&["compare", "--quick", &wait]);
+    assert_eq!(code, 0, "{err}");
     // The workload's line with the 7 micro-ops of the stream, then one row
     // per compiled variant.
     assert!(text.starts_with("long_wait_1: 7 micro-ops, "), "{text}");
@@ -41,26 +40,9 @@ fn quick_compare_of_one_file_exits_0() {
 
 #[test]
 fn json_of_a_bundled_workload() {
-    let out = kmst()
-        .args([
-            "compare",
-            "--quick",
-            "--samples",
-            "3",
-            "--workloads",
-            "long_wait_1",
-            "--json",
-        ])
-        .current_dir(std::env::temp_dir()) // the workloads are bundled
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, out, err) = compare_bundled("3", "long_wait_1", &["--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["settings"]["samples"], 3);
     let ws = v["workloads"].as_array().unwrap();
     assert_eq!(ws.len(), 1);
@@ -92,27 +74,8 @@ fn json_of_a_bundled_workload() {
 
 #[test]
 fn the_bundled_scenarios_in_the_table() {
-    let out = kmst()
-        .args([
-            "compare",
-            "--quick",
-            "--samples",
-            "1",
-            "--workloads",
-            "four_streams,host_mix",
-            "--variants",
-            "tail",
-        ])
-        .current_dir(std::env::temp_dir())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, text, err) = compare_bundled("1", "four_streams,host_mix", &["--variants", "tail"]);
+    assert_eq!(code, 0, "{err}");
     // The micro-op column: four_streams 4 x 20,256; host_mix 25 x (2,560 + 1,204)
     // (worked out in the harness's tests/compare.rs).
     let title = |name: &str| -> String {
@@ -131,75 +94,41 @@ fn the_bundled_scenarios_in_the_table() {
 
 #[test]
 fn a_scenario_file_is_a_workload() {
-    let out = kmst()
-        .args([
-            "compare",
-            "--quick",
-            "--samples",
-            "1",
-            "--json",
-            &workspace_file("corpus/bench/four_streams.json"),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let scenario = workspace_file("corpus/bench/four_streams.json");
+    let (code, out, err) = kmst(&["compare", "--quick", "--samples", "1", "--json", &scenario]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["workloads"][0]["name"], "four_streams");
     assert_eq!(v["workloads"][0]["ops"], 81_024);
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    let out = kmst()
-        .args(["compare", "--quick", "--variants", "nope"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
-    let out = kmst()
-        .args(["compare", "--quick", "--workloads", "nope"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let out = kmst()
-        .args(["compare", "/nonexistent/x.kms"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let (code, _, err) = kmst(&["compare", "--quick", "--variants", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nope"));
+    let (code, _, _) = kmst(&["compare", "--quick", "--workloads", "nope"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = kmst(&["compare", "/nonexistent/x.kms"]);
+    assert_eq!(code, 2);
 }
 
 #[test]
 fn baseline_names_the_speedups_of_the_table_and_the_chart() {
     let svg = std::env::temp_dir().join(format!("kmst-baseline-{}.svg", std::process::id()));
-    let out = kmst()
-        .args([
-            "compare",
-            "--quick",
-            "--samples",
-            "3",
-            "--workloads",
-            "long_wait_1",
+    let (code, text, err) = compare_bundled(
+        "3",
+        "long_wait_1",
+        &[
             "--variants",
             "tail,switch,reference",
             "--baseline",
             "switch",
             "--plot",
-        ])
-        .arg(&svg)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+            s(&svg),
+        ],
     );
+    assert_eq!(code, 0, "{err}");
     assert!(text.contains("x switch"), "{text}");
     // 3 samples: [min, max], covering 1 - 2 / 8 = 75%.
     assert!(text.contains("75.0% interval"), "{text}");
@@ -209,23 +138,18 @@ fn baseline_names_the_speedups_of_the_table_and_the_chart() {
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.contains("speed-up over switch (higher is faster)"));
     // The JSON names the baseline and gives each variant's speed-up over it.
-    let out = kmst()
-        .args([
-            "compare",
-            "--quick",
-            "--samples",
-            "3",
-            "--workloads",
-            "long_wait_1",
+    let (_, out, _) = compare_bundled(
+        "3",
+        "long_wait_1",
+        &[
             "--variants",
             "tail,switch",
             "--baseline",
             "switch",
             "--json",
-        ])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["settings"]["baseline"], "switch");
     let variants = v["workloads"][0]["variants"].as_array().unwrap();
     let switch = variants.iter().find(|x| x["variant"] == "switch").unwrap();
@@ -241,21 +165,17 @@ fn baseline_names_the_speedups_of_the_table_and_the_chart() {
         ),
         ("nope", "--baseline: "),
     ] {
-        let out = kmst()
-            .args([
-                "compare",
-                "--quick",
-                "--workloads",
-                "long_wait_1",
-                "--variants",
-                "tail,reference",
-                "--baseline",
-                bad,
-            ])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
+        let (code, _, err) = kmst(&[
+            "compare",
+            "--quick",
+            "--workloads",
+            "long_wait_1",
+            "--variants",
+            "tail,reference",
+            "--baseline",
+            bad,
+        ]);
+        assert_eq!(code, 2, "{err}");
         assert!(err.contains(says), "{err}");
     }
 }

@@ -3,21 +3,9 @@
 //! and exit 2 where it is not.
 
 mod common;
-use common::{fresh_dir, workspace_file};
+use common::{fresh_dir, kmst, kmst_command, kmst_in, outcome, workspace_file};
 
-use std::process::{Command, Output};
-
-fn kmst() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kmst"))
-}
-
-fn code_and_stderr(out: &Output) -> String {
-    format!(
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use std::path::Path;
 
 /// Whether `valgrind` is on the PATH; prints a note for the skipped test
 /// when it is not.
@@ -30,15 +18,35 @@ fn have_valgrind(test: &str) -> bool {
     found
 }
 
+/// `kmst compare --counters ARGS` with nothing on the PATH but `dir`.
+fn counters_with_path(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["compare", "--counters"];
+    all.extend(args);
+    outcome(kmst_command().args(all).env("PATH", dir))
+}
+
+/// `kmst compare --counters ARGS` in the folder `dir`, or `None` (the test
+/// skipped) where valgrind is not on the PATH.
+fn under_callgrind(
+    test: &str,
+    dir: impl AsRef<Path>,
+    args: &[&str],
+) -> Option<(i32, String, String)> {
+    if !have_valgrind(test) {
+        return None;
+    }
+    let mut all = vec!["compare", "--counters"];
+    all.extend(args);
+    Some(kmst_in(dir, &all))
+}
+
 #[test]
 fn counters_json_of_alu_on_switch() {
-    if !have_valgrind("counters_json_of_alu_on_switch") {
-        return;
-    }
-    let out = kmst()
-        .args([
-            "compare",
-            "--counters",
+    // Away from the workspace: the workloads are bundled.
+    let Some((code, out, err)) = under_callgrind(
+        "counters_json_of_alu_on_switch",
+        std::env::temp_dir(),
+        &[
             "--runs",
             "1",
             "--workloads",
@@ -46,12 +54,12 @@ fn counters_json_of_alu_on_switch() {
             "--variants",
             "switch",
             "--json",
-        ])
-        .current_dir(std::env::temp_dir()) // the workloads are bundled
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", code_and_stderr(&out));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        ],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["settings"]["mode"], "counters");
     assert_eq!(v["settings"]["runs"], 1);
     assert!(
@@ -96,24 +104,20 @@ fn counters_json_of_alu_on_switch() {
 
 #[test]
 fn counters_table_of_a_file_given_by_a_relative_path() {
-    if !have_valgrind("counters_table_of_a_file_given_by_a_relative_path") {
-        return;
-    }
     // The child process reads the same FILE, relative to the same directory.
-    let out = kmst()
-        .args([
-            "compare",
-            "--counters",
+    let Some((code, text, err)) = under_callgrind(
+        "counters_table_of_a_file_given_by_a_relative_path",
+        workspace_file(""),
+        &[
             "--quick",
             "--variants",
             "tail,reference",
             "corpus/bench/long_wait_1.kms",
-        ])
-        .current_dir(workspace_file(""))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", code_and_stderr(&out));
-    let text = String::from_utf8(out.stdout).unwrap();
+        ],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0, "{err}");
     let header: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(
         header,
@@ -150,22 +154,12 @@ fn counters_table_of_a_file_given_by_a_relative_path() {
 #[test]
 fn without_valgrind_one_line_and_exit_2() {
     let empty = fresh_dir("counters-no-valgrind", "bin");
-    let out = kmst()
-        .args([
-            "compare",
-            "--counters",
-            "--workloads",
-            "alu",
-            "--variants",
-            "switch",
-            "--json",
-        ])
-        .env("PATH", &empty)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", code_and_stderr(&out));
-    assert!(out.stdout.is_empty());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let (code, out, err) = counters_with_path(
+        &empty,
+        &["--workloads", "alu", "--variants", "switch", "--json"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("needs valgrind"), "{err}");
     assert!(err.contains("apt install valgrind"), "{err}");
@@ -183,20 +177,9 @@ fn a_failing_valgrind_is_reported_with_its_stderr_tail() {
     )
     .unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = kmst()
-        .args([
-            "compare",
-            "--counters",
-            "--workloads",
-            "long_wait_1",
-            "--variants",
-            "tail",
-        ])
-        .env("PATH", &dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", code_and_stderr(&out));
-    let err = String::from_utf8(out.stderr).unwrap();
+    let (code, _, err) =
+        counters_with_path(&dir, &["--workloads", "long_wait_1", "--variants", "tail"]);
+    assert_eq!(code, 2, "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("workload long_wait_1, tail: valgrind exit status: 1: valgrind: Unknown option: --branch-sim=yes | valgrind: Use --help"), "{err}");
 }
@@ -210,20 +193,11 @@ fn counters_usage_errors_exit_2() {
         &["compare", "--counters", "--runs", "0"], // at least one run
         &["compare", "--counters", "--variants", "nope"], // an unknown variant
     ] {
-        let out = kmst().args(args).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            code_and_stderr(&out)
-        );
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr).lines().count(),
-            1,
-            "{args:?}"
-        );
+        let (code, _, err) = kmst(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}");
     }
     // The child process is no command for people.
-    let help = kmst().arg("--help").output().unwrap();
-    assert!(!String::from_utf8_lossy(&help.stdout).contains("counters-child"));
+    let (_, help, _) = kmst(&["--help"]);
+    assert!(!help.contains("counters-child"));
 }

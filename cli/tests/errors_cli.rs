@@ -4,13 +4,9 @@
 //! clap's usage errors are one line.
 
 mod common;
-use common::{fresh_dir, kmst, kmst_to_full, kmst_with_file_limit, workspace_file};
+use common::{fresh_dir, kmst, kmst_in, kmst_to_full, kmst_with_file_limit, s, workspace_file};
 
 use std::path::Path;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// Exit 2 and exactly one line on stderr, naming what failed.
 fn assert_one_line_error(what: &str, code: i32, err: &str, needle: &str) {
@@ -74,6 +70,15 @@ fn others(dir: &Path, keep: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The write of `file` in `dir` failed and left it whole: its `old` text,
+/// and no other file but those of `beside`.
+fn assert_left_whole(dir: &Path, file: &str, old: &str, beside: &[&str]) {
+    assert_eq!(std::fs::read_to_string(dir.join(file)).unwrap(), old);
+    let mut keep = vec![file];
+    keep.extend(beside);
+    assert_eq!(others(dir, &keep), Vec::<String>::new());
+}
+
 #[test]
 fn a_write_that_fails_half_way_leaves_the_old_file_whole() {
     // Files may grow to 4 KiB (`ulimit -f 4`): each output below is larger,
@@ -93,14 +98,7 @@ fn a_write_that_fails_half_way_leaves_the_old_file_whole() {
         ],
     );
     assert_one_line_error("asm -o", code, &err, "long.bin");
-    assert_eq!(
-        std::fs::read_to_string(dir.join("long.bin")).unwrap(),
-        "old upload"
-    );
-    assert_eq!(
-        others(&dir, &["long.kms", "long.bin"]),
-        Vec::<String>::new()
-    );
+    assert_left_whole(&dir, "long.bin", "old upload", &["long.kms"]);
     // Without the limit the same command replaces it: 6,528 bytes.
     let (code, _, err) = kmst(&[
         "asm",
@@ -122,13 +120,11 @@ fn a_write_that_fails_half_way_leaves_the_old_file_whole() {
     std::fs::write(dir.join("jobs_1000.json"), "old answer").unwrap();
     let (code, _, err) = kmst_with_file_limit(4, &["corpus", "write", "--dir", s(&dir)]);
     assert_one_line_error("corpus write", code, &err, "jobs_1000.");
-    assert_eq!(
-        std::fs::read_to_string(dir.join("jobs_1000.json")).unwrap(),
-        "old answer"
-    );
-    assert_eq!(
-        others(&dir, &["jobs_1000.kms", "jobs_1000.bin", "jobs_1000.json"]),
-        Vec::<String>::new()
+    assert_left_whole(
+        &dir,
+        "jobs_1000.json",
+        "old answer",
+        &["jobs_1000.kms", "jobs_1000.bin"],
     );
 
     // profile --trace: jobs_1000's trace has an event per command.
@@ -137,11 +133,7 @@ fn a_write_that_fails_half_way_leaves_the_old_file_whole() {
     let (code, _, err) =
         kmst_with_file_limit(4, &["profile", &src, "--trace", s(&dir.join("t.json"))]);
     assert_one_line_error("profile --trace", code, &err, "t.json");
-    assert_eq!(
-        std::fs::read_to_string(dir.join("t.json")).unwrap(),
-        "old trace"
-    );
-    assert_eq!(others(&dir, &["t.json"]), Vec::<String>::new());
+    assert_left_whole(&dir, "t.json", "old trace", &[]);
 
     // compare --plot: an SVG chart is several KiB.
     let dir = fresh_dir("errors-replace", "plot");
@@ -160,11 +152,7 @@ fn a_write_that_fails_half_way_leaves_the_old_file_whole() {
         ],
     );
     assert_one_line_error("compare --plot", code, &err, "c.svg");
-    assert_eq!(
-        std::fs::read_to_string(dir.join("c.svg")).unwrap(),
-        "old chart"
-    );
-    assert_eq!(others(&dir, &["c.svg"]), Vec::<String>::new());
+    assert_left_whole(&dir, "c.svg", "old chart", &[]);
 
     // fuzz-seeds, with files of at most 1 KiB: the `check` seeds of the
     // 64-micro-op turn streams are 1,184 bytes.
@@ -297,15 +285,10 @@ fn flag_values_and_conflicts_say_what_is_wrong() {
 #[test]
 fn corpus_check_away_from_the_root_says_where_to_run_it() {
     let away = fresh_dir("errors-away", "");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args(["corpus", "check"])
-        .current_dir(&away)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (code, _, err) = kmst_in(&away, &["corpus", "check"]);
     assert_one_line_error(
         "corpus check",
-        out.status.code().unwrap_or(-1),
+        code,
         &err,
         "relative to the workspace root: run there, or give --dir",
     );

@@ -4,13 +4,7 @@
 //! input.
 
 mod common;
-use common::{fresh_dir, kmst, kmst_fed, workspace_file};
-
-use std::path::Path;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{ONE_SUBMIT, fresh_dir, fresh_dir_with, kmst, kmst_fed, passes, s, workspace_file};
 
 /// Exit 2, one line on stderr, containing every `needle`.
 fn refused(args: &[&str], needles: &[&str]) {
@@ -114,9 +108,7 @@ const REJECTED: &str = ".stream max_steps=10 seed=1\njmp @99\n";
 
 #[test]
 fn a_rejected_upload_is_exit_1_for_every_command_that_judges_it() {
-    let dir = fresh_dir("inputs-verdict", "");
-    let kms = dir.join("jump.kms");
-    std::fs::write(&kms, REJECTED).unwrap();
+    let (dir, kms) = fresh_dir_with("inputs-verdict", "jump.kms", REJECTED);
     let bin = dir.join("jump.bin");
     let (code, _, err) = kmst(&["asm", s(&kms), "-o", s(&bin)]);
     assert_eq!(code, 1, "{err}");
@@ -165,25 +157,10 @@ fn the_help_has_the_table_of_exit_codes() {
     }
 }
 
-/// One SUBMIT, WAIT 0 and HALT with a completion delay of 3 by directive:
-/// acknowledged in the sweep of pass 0 + 1 + 3 = 4 (S12), HALT in pass 4,
-/// passes 5 (S16); with the default delay 0, passes 2.
-const WITH_PARAMS: &str = ";@ params {\"delay\": 3}\n\
-    .stream max_steps=100 seed=1 req=9\n\
-    submit handler=1, group=(0, 1)\n\
-    wait 0\n\
-    halt r0\n";
-
-fn passes(json: &str) -> u64 {
-    let v: serde_json::Value = serde_json::from_str(json).expect("--json prints JSON");
-    v["passes"].as_u64().expect("passes is a number")
-}
-
 #[test]
 fn asm_carries_the_params_directive_beside_the_upload() {
-    let dir = fresh_dir("inputs-params", "");
-    let kms = dir.join("one.kms");
-    std::fs::write(&kms, WITH_PARAMS).unwrap();
+    // ONE_SUBMIT: passes 5 with its delay 3, 2 without.
+    let (dir, kms) = fresh_dir_with("inputs-params", "one.kms", ONE_SUBMIT);
     let bin = dir.join("one.bin");
     let params = dir.join("one.params.json");
     let (code, _, err) = kmst(&["asm", s(&kms), "-o", s(&bin)]);
@@ -211,7 +188,7 @@ fn asm_carries_the_params_directive_beside_the_upload() {
     // Without the directive the old parameters file goes: delay 0, passes 2.
     std::fs::write(
         &kms,
-        WITH_PARAMS.replacen(";@ params {\"delay\": 3}\n", "", 1),
+        ONE_SUBMIT.replacen(";@ params {\"delay\": 3}\n", "", 1),
     )
     .unwrap();
     let (code, _, err) = kmst(&["asm", s(&kms), "-o", s(&bin)]);
@@ -331,9 +308,7 @@ fn json_is_known_by_its_first_character_a_cut_magic_is_an_upload() {
 
 #[test]
 fn a_byte_order_mark_before_a_source_is_not_part_of_it() {
-    let dir = fresh_dir("inputs-bom", "");
-    let kms = dir.join("bom.kms");
-    std::fs::write(&kms, format!("\u{FEFF}{HALT}")).unwrap();
+    let (dir, kms) = fresh_dir_with("inputs-bom", "bom.kms", &format!("\u{FEFF}{HALT}"));
     let (code, out, err) = kmst(&["run", s(&kms)]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("status:   ended"), "{out}");

@@ -3,23 +3,7 @@
 //! `profile --pairs`) print the same, in the same order, whatever N.
 
 mod common;
-use common::workspace_file;
-
-use std::process::Command;
-
-/// `kmst ARGS` in the workspace root: exit code, stdout, stderr.
-fn kmst_at_root(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args(args)
-        .current_dir(workspace_file(""))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{kmst_at_root, workspace_file};
 
 /// The same command with `--jobs 1` and `--jobs 2` (and `-j 3`) prints the
 /// same; returns it.
@@ -33,6 +17,19 @@ fn same_whatever_the_jobs(args: &[&str]) -> (i32, String, String) {
     assert_eq!(with("2"), one, "{args:?}");
     assert_eq!(with("3"), one, "{args:?}");
     one
+}
+
+/// `kmst COMMAND FILES...`, the same whatever the jobs: exit 0, each
+/// file's report under its `== FILE` head, in the order given; returns
+/// stdout.
+fn each_file_in_order(command: &str, files: &[&str]) -> String {
+    let mut args = vec![command];
+    args.extend(files);
+    let (code, out, err) = same_whatever_the_jobs(&args);
+    assert_eq!(code, 0, "{err}");
+    let heads: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("== ")).collect();
+    assert_eq!(heads, files);
+    out
 }
 
 #[test]
@@ -80,26 +77,20 @@ fn corpus_check_reports_in_name_order_whatever_the_jobs() {
 
 #[test]
 fn a_sweep_lists_its_budgets_in_order_whatever_the_jobs() {
-    let (code, out, err) = same_whatever_the_jobs(&[
-        "profile",
-        "corpus/streams/jobs_1000.kms",
-        "--sweep",
-        "64,1,16,2,8,4",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let budgets: Vec<&str> = out
-        .lines()
-        .skip(1)
-        .map(|l| l.split_whitespace().next().unwrap())
-        .collect();
-    assert_eq!(budgets, ["64", "1", "16", "2", "8", "4"]);
-    let (code, _, err) = same_whatever_the_jobs(&[
-        "profile",
-        "corpus/bench/four_streams.json",
-        "--sweep",
-        "16,32,64",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    // A stream's sweep and a scenario's: a row per budget, in the order given.
+    for (file, sweep) in [
+        ("corpus/streams/jobs_1000.kms", "64,1,16,2,8,4"),
+        ("corpus/bench/four_streams.json", "16,32,64"),
+    ] {
+        let (code, out, err) = same_whatever_the_jobs(&["profile", file, "--sweep", sweep]);
+        assert_eq!(code, 0, "{file}: {err}");
+        let budgets: Vec<&str> = out
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        assert_eq!(budgets, sweep.split(',').collect::<Vec<_>>(), "{file}");
+    }
 }
 
 #[test]
@@ -109,12 +100,9 @@ fn several_files_print_in_the_order_given_whatever_the_jobs() {
         "corpus/bench/four_streams.json",
         "corpus/scenarios/empty_scenario.json",
     ];
+    each_file_in_order("scenario", &files);
     let mut args = vec!["scenario"];
     args.extend(files);
-    let (code, out, err) = same_whatever_the_jobs(&args);
-    assert_eq!(code, 0, "{err}");
-    let heads: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("== ")).collect();
-    assert_eq!(heads, files);
     args.push("--json");
     let (code, out, _) = same_whatever_the_jobs(&args);
     assert_eq!(code, 0);
@@ -139,12 +127,7 @@ fn several_files_print_in_the_order_given_whatever_the_jobs() {
         "corpus/bench/four_streams.json",
         "corpus/streams/arith_ops.kms",
     ];
-    let mut args = vec!["profile"];
-    args.extend(files);
-    let (code, out, err) = same_whatever_the_jobs(&args);
-    assert_eq!(code, 0, "{err}");
-    let heads: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("== ")).collect();
-    assert_eq!(heads, files);
+    let out = each_file_in_order("profile", &files);
     let (_, alone, _) = kmst_at_root(&["profile", files[2]]);
     assert!(out.ends_with(&alone), "{out}");
     // A bad file among them: what comes before it, then its error (exit 2).

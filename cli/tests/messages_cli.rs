@@ -5,27 +5,23 @@
 //! in the Perfetto trace.
 
 mod common;
-use common::{kmst, workspace_file};
-
-use std::process::Command;
+use common::{counting_loop, kmst, kmst_at_root, row, s, trace_events, workspace_file};
 
 use serde_json::Value;
 
-/// `set r1, 600; (addi; jlt) x 600; halt`: 1 + 2 * 600 + 1 = 1,202
-/// micro-ops. Budget 1,000: pass 0 runs 1,000 (a budget turn), pass 1 the
-/// other 202 and halts: 2 passes, 2 turns.
-const LONG: &str = r#";@ params {"turn_budget": 1000}
-.stream max_steps=100000 seed=1
-        set r1, 600
-top:    addi r0, r0, 1
-        jlt r0, r1, top
-        halt r2
-"#;
+/// `set; (addi; jlt) x TIMES; halt`, in turns of up to 1,000 micro-ops.
+fn budget_1000_loop(times: u32) -> String {
+    counting_loop(times, r#"{"turn_budget": 1000}"#)
+}
 
 #[test]
 fn profile_groups_thousands_and_counts_in_the_singular_for_one() {
-    let file = common::temp_in("messages", "", "long.kms", LONG.as_bytes());
-    let (code, out, err) = kmst(&["profile", file.to_str().unwrap()]);
+    // `set r1, 600; (addi; jlt) x 600; halt`: 1 + 2 * 600 + 1 = 1,202
+    // micro-ops. Budget 1,000: pass 0 runs 1,000 (a budget turn), pass 1 the
+    // other 202 and halts: 2 passes, 2 turns.
+    let long = budget_1000_loop(600);
+    let file = common::temp_in("messages", "", "long.kms", long.as_bytes());
+    let (code, out, err) = kmst(&["profile", s(&file)]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("turn budget 1,000\n"), "{out}");
     assert!(out.contains("micro-ops     1,202\n"), "{out}");
@@ -35,14 +31,11 @@ fn profile_groups_thousands_and_counts_in_the_singular_for_one() {
         "{out}"
     );
     // The turn lengths 202 and 1,000, one turn each.
-    let row = out
-        .lines()
-        .find(|l| l.trim_start().starts_with("1,000 "))
-        .unwrap_or_else(|| panic!("no row for 1,000 micro-ops: {out}"));
-    assert_eq!(row.split_whitespace().nth(1), Some("1"), "{row}");
+    let thousand = row(&out, "1,000 ");
+    assert_eq!(thousand.split_whitespace().nth(1), Some("1"), "{thousand}");
 
     // The sweep: budget 2,000 runs all 1,202 in one pass.
-    let (code, out, err) = kmst(&["profile", file.to_str().unwrap(), "--sweep", "1000,2000"]);
+    let (code, out, err) = kmst(&["profile", s(&file), "--sweep", "1000,2000"]);
     assert_eq!(code, 0, "{err}");
     let rows: Vec<Vec<&str>> = out
         .lines()
@@ -55,13 +48,8 @@ fn profile_groups_thousands_and_counts_in_the_singular_for_one() {
 
 #[test]
 fn corpus_check_says_what_it_compared_and_counts_one_stream() {
-    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args(["corpus", "check", "jobs_1000"])
-        .current_dir(workspace_file(""))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let (code, _, err) = kmst_at_root(&["corpus", "check", "jobs_1000"]);
+    assert_eq!(code, 0, "{err}");
     assert!(err.starts_with("checked 1 stream: "), "{err}");
     // Every implementation by name, the reference model and each fast variant.
     for d in kmst::exec::Dispatch::ALL {
@@ -94,7 +82,7 @@ fn an_upload_that_does_not_assemble_is_named_once() {
     )
     .unwrap();
     for command in ["scenario", "profile", "compare"] {
-        let (code, _, err) = kmst(&[command, scenario.to_str().unwrap()]);
+        let (code, _, err) = kmst(&[command, s(&scenario)]);
         assert_eq!(code, 2, "{command}: {err}");
         assert_eq!(err.matches("frob.kms").count(), 1, "{command}: {err}");
         assert!(
@@ -104,19 +92,9 @@ fn an_upload_that_does_not_assemble_is_named_once() {
         assert!(!err.contains("cannot read"), "{err}");
     }
     // Through the corpus reader too (`kmst corpus check --scenario-dir`).
-    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args([
-            "corpus",
-            "check",
-            "--scenario-dir",
-            dir.to_str().unwrap(),
-            "frob_scenario",
-        ])
-        .current_dir(workspace_file(""))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, _, err) =
+        kmst_at_root(&["corpus", "check", "--scenario-dir", s(dir), "frob_scenario"]);
+    assert_eq!(code, 2, "{err}");
     assert_eq!(err.matches("frob_scenario").count(), 1, "{err}");
     assert_eq!(err.matches("frob.kms").count(), 1, "{err}");
     assert!(
@@ -125,27 +103,13 @@ fn an_upload_that_does_not_assemble_is_named_once() {
     );
 }
 
-/// `set; (addi; jlt) x 100; halt`: addi (pc 1) -> jlt (pc 2) 100 times, all
-/// straight; jlt -> addi 99 times, all jumps back.
-const LOOP: &str = r#";@ params {"turn_budget": 1000}
-.stream max_steps=100000 seed=1
-        set r1, 100
-top:    addi r0, r0, 1
-        jlt r0, r1, top
-        halt r2
-"#;
-
 #[test]
 fn pairs_json_names_the_straight_count_and_share() {
-    let file = common::temp_in("messages", "", "loop.kms", LOOP.as_bytes());
-    let (code, out, err) = kmst(&[
-        "profile",
-        "--pairs",
-        file.to_str().unwrap(),
-        "--top",
-        "2",
-        "--json",
-    ]);
+    // `set; (addi; jlt) x 100; halt`: addi (pc 1) -> jlt (pc 2) 100 times,
+    // all straight; jlt -> addi 99 times, all jumps back.
+    let looped = budget_1000_loop(100);
+    let file = common::temp_in("messages", "", "loop.kms", looped.as_bytes());
+    let (code, out, err) = kmst(&["profile", "--pairs", s(&file), "--top", "2", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let top = &v["top_pairs"];
@@ -161,7 +125,7 @@ fn pairs_json_names_the_straight_count_and_share() {
     );
     assert!(top[0].get("straight").is_none(), "{out}");
     // The table prints the same share as a percentage.
-    let (_, out, _) = kmst(&["profile", "--pairs", file.to_str().unwrap(), "--top", "2"]);
+    let (_, out, _) = kmst(&["profile", "--pairs", s(&file), "--top", "2"]);
     let row = |ops: &str| {
         out.lines()
             .find(|l| l.contains(ops))
@@ -186,11 +150,10 @@ fn host_commands_waiting_together_are_not_nested_in_the_trace() {
         "profile",
         &workspace_file("corpus/scenarios/host_submit_blocks_cancel.json"),
         "--trace",
-        trace.to_str().unwrap(),
+        s(&trace),
     ]);
     assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
-    let events = v["traceEvents"].as_array().unwrap();
+    let events = trace_events(&trace);
     let host_tids: Vec<u64> = events
         .iter()
         .filter(|e| e["name"] == "thread_name")
@@ -233,7 +196,7 @@ fn replay_counts_one_byte_in_the_singular() {
     // One byte: an upload too short for its header, which every
     // implementation's check rejects alike (`Reason::BadHeader`).
     let one = common::temp_in("messages", "", "one_byte", b"\x07");
-    let (code, out, err) = kmst(&["replay", "--target", "check", one.to_str().unwrap()]);
+    let (code, out, err) = kmst(&["replay", "--target", "check", s(&one)]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("one_byte (1 byte): every implementation agrees"),
@@ -251,7 +214,7 @@ fn scenario_tables_group_passes_by_thousands() {
         "late.json",
         br#"{"host": [{"pass": 1500, "cancel": 7}]}"#,
     );
-    let (code, out, err) = kmst(&["scenario", file.to_str().unwrap()]);
+    let (code, out, err) = kmst(&["scenario", s(&file)]);
     assert_eq!(code, 0, "{err}");
     let row = out.lines().find(|l| l.contains("cancel 7")).expect(&out);
     let cells: Vec<&str> = row.split_whitespace().collect();

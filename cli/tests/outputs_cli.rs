@@ -3,15 +3,11 @@
 //! never replaced, with no parameters file beside it; `-` is standard output.
 
 mod common;
-use common::{fresh_dir, kmst, kmst_fed};
+use common::{fresh_dir_with, kmst, kmst_fed, s};
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::Command;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// A HALT, with a completion delay of 3 by directive (for the parameters file).
 const SOURCE: &str = ";@ params {\"delay\": 3}\n.stream max_steps=10 seed=1\nhalt r0\n";
@@ -37,21 +33,26 @@ fn file_type(p: &Path) -> std::fs::FileType {
     std::fs::symlink_metadata(p).unwrap().file_type()
 }
 
+/// Whether `command` (`mknod`, `mkfifo`) made its special file; when not,
+/// says that the test is `skipped`.
+fn made(command: &mut Command, skipped: &str) -> bool {
+    let made = command.output().is_ok_and(|o| o.status.success());
+    if !made {
+        eprintln!("{skipped}");
+    }
+    made
+}
+
 #[test]
 fn a_device_is_written_through_and_stays_a_device() {
-    let dir = fresh_dir("outputs-device", "");
-    let kms = dir.join("s.kms");
-    std::fs::write(&kms, SOURCE).unwrap();
+    let (dir, kms) = fresh_dir_with("outputs-device", "s.kms", SOURCE);
     // A character device like /dev/null (major 1, minor 3): only root can
     // make one; elsewhere this part is skipped (the FIFO test writes through).
     let null = dir.join("null");
-    let made = Command::new("mknod")
-        .arg(&null)
-        .args(["c", "1", "3"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !made {
-        eprintln!("mknod failed (not root): the device part is skipped");
+    if !made(
+        Command::new("mknod").arg(&null).args(["c", "1", "3"]),
+        "mknod failed (not root): the device part is skipped",
+    ) {
         return;
     }
     let cases: Vec<Vec<&str>> = vec![
@@ -87,9 +88,7 @@ fn a_device_is_written_through_and_stays_a_device() {
 
 #[test]
 fn a_full_device_is_a_write_error_and_stays_a_device() {
-    let dir = fresh_dir("outputs-full", "");
-    let kms = dir.join("s.kms");
-    std::fs::write(&kms, SOURCE).unwrap();
+    let (_, kms) = fresh_dir_with("outputs-full", "s.kms", SOURCE);
     for args in [
         vec!["asm", s(&kms), "-o", "/dev/full"],
         vec!["profile", s(&kms), "--trace", "/dev/full"],
@@ -106,16 +105,9 @@ fn a_full_device_is_a_write_error_and_stays_a_device() {
 
 #[test]
 fn a_fifo_is_written_through() {
-    let dir = fresh_dir("outputs-fifo", "");
-    let kms = dir.join("s.kms");
-    std::fs::write(&kms, SOURCE).unwrap();
+    let (dir, kms) = fresh_dir_with("outputs-fifo", "s.kms", SOURCE);
     let fifo = dir.join("fifo");
-    let made = Command::new("mkfifo")
-        .arg(&fifo)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !made {
-        eprintln!("no mkfifo here: skipped");
+    if !made(Command::new("mkfifo").arg(&fifo), "no mkfifo here: skipped") {
         return;
     }
     // The reader, which `timeout` ends if nothing ever writes.
@@ -135,9 +127,7 @@ fn a_fifo_is_written_through() {
 
 #[test]
 fn a_symbolic_link_is_followed_to_the_file_it_names() {
-    let dir = fresh_dir("outputs-link", "");
-    let kms = dir.join("s.kms");
-    std::fs::write(&kms, SOURCE).unwrap();
+    let (dir, kms) = fresh_dir_with("outputs-link", "s.kms", SOURCE);
     let real = dir.join("real.bin");
     std::fs::write(&real, "old").unwrap();
     let link = dir.join("link.bin");
@@ -177,8 +167,7 @@ fn a_symbolic_link_is_followed_to_the_file_it_names() {
 
 #[test]
 fn dash_is_standard_output() {
-    let dir = fresh_dir("outputs-dash", "");
-    std::fs::write(dir.join("s.kms"), SOURCE).unwrap();
+    let (dir, _) = fresh_dir_with("outputs-dash", "s.kms", SOURCE);
     let (code, out, err) = kmst_fed(&dir, &["asm", "s.kms", "-o", "-"], b"");
     assert_eq!(code, 0, "{err}");
     assert_upload(&out);
@@ -204,7 +193,7 @@ fn dash_is_standard_output() {
     let file = std::fs::File::create(&held).unwrap();
     let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
     let before = inode(&held);
-    let status = Command::new(env!("CARGO_BIN_EXE_kmst"))
+    let status = common::kmst_command()
         .args(["asm", "s.kms", "-o", "/dev/stdout"])
         .current_dir(&dir)
         .stdout(file)

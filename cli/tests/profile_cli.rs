@@ -2,7 +2,7 @@
 //! `--sweep`, `--trace`, `--json`, and the exit codes.
 
 mod common;
-use common::kmst;
+use common::{counting_loop, kmst, row, s, trace_events};
 
 use std::path::PathBuf;
 
@@ -23,18 +23,14 @@ const TWO: &str = "
 ";
 
 /// 202 micro-ops, no waiting: passes = ceil(202 / budget).
-const LOOP: &str = "
-.stream max_steps=100000 seed=1
-        set r1, 100
-top:    addi r0, r0, 1
-        jlt r0, r1, top
-        halt r2
-";
+fn counting_loop_100() -> String {
+    counting_loop(100, "")
+}
 
 #[test]
 fn json_report_takes_the_run_flags() {
     let f = temp("two.kms", TWO.as_bytes());
-    let (code, out, err) = kmst(&["profile", f.to_str().unwrap(), "--delay", "5", "--json"]);
+    let (code, out, err) = kmst(&["profile", s(&f), "--delay", "5", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     // Delay 5: acked in pass 6, halts there: 7 passes, 4 micro-ops.
@@ -65,9 +61,9 @@ fn json_report_takes_the_run_flags() {
 
 #[test]
 fn human_report_has_the_tables() {
-    let f = temp("loop.kms", LOOP.as_bytes());
+    let f = temp("loop.kms", counting_loop_100().as_bytes());
     // tail is in every build (the library tests run the other variants).
-    let (code, out, err) = kmst(&["profile", f.to_str().unwrap(), "--dispatch", "tail"]);
+    let (code, out, err) = kmst(&["profile", s(&f), "--dispatch", "tail"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("profile: tail dispatch, turn budget 64"),
@@ -77,13 +73,10 @@ fn human_report_has_the_tables() {
     assert!(out.contains("why turns ended"));
     assert!(out.contains("busy slots at the end of a pass"));
     // Three full turns: the 64 row has 3 turns and the longest bar.
-    let row = out
-        .lines()
-        .find(|l| l.trim_start().starts_with("64 "))
-        .unwrap();
+    let full = row(&out, "64 ");
     assert!(
-        row.contains(" 3 ") && row.ends_with(&"#".repeat(40)),
-        "{row}"
+        full.contains(" 3 ") && full.ends_with(&"#".repeat(40)),
+        "{full}"
     );
     // The loop body is marked hottest.
     let body = out.lines().find(|l| l.ends_with("addi r0, r0, 1")).unwrap();
@@ -92,8 +85,8 @@ fn human_report_has_the_tables() {
 
 #[test]
 fn budget_and_sweep() {
-    let f = temp("loop2.kms", LOOP.as_bytes());
-    let path = f.to_str().unwrap();
+    let f = temp("loop2.kms", counting_loop_100().as_bytes());
+    let path = s(&f);
     // --budget 50: ceil(202 / 50) = 5 passes.
     let (code, out, _) = kmst(&["profile", path, "--budget", "50", "--json"]);
     assert_eq!(code, 0);
@@ -128,20 +121,11 @@ fn budget_and_sweep() {
 fn trace_file_is_written() {
     let f = temp("two2.kms", TWO.as_bytes());
     let t = temp("two2.trace.json", b"");
-    let (code, _, err) = kmst(&[
-        "profile",
-        f.to_str().unwrap(),
-        "--delay",
-        "1",
-        "--trace",
-        t.to_str().unwrap(),
-    ]);
+    let (code, _, err) = kmst(&["profile", s(&f), "--delay", "1", "--trace", s(&t)]);
     assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_slice(&std::fs::read(&t).unwrap()).unwrap();
     // Two commands, each from pass 0 to its ack in pass 0 + 1 + 1 = 2.
-    let slots: Vec<&Value> = v["traceEvents"]
-        .as_array()
-        .unwrap()
+    let events = trace_events(&t);
+    let slots: Vec<&Value> = events
         .iter()
         .filter(|e| e["ph"] == "X" && e["tid"].as_u64().unwrap() >= 100)
         .collect();
@@ -152,7 +136,7 @@ fn trace_file_is_written() {
 #[test]
 fn usage_errors_exit_2_and_a_rejected_upload_1() {
     let f = temp("two3.kms", TWO.as_bytes());
-    let path = f.to_str().unwrap();
+    let path = s(&f);
     let (code, _, err) = kmst(&["profile", path, "--dispatch", "reference"]);
     assert_eq!(code, 2);
     assert!(err.contains("tail"), "{err}");
@@ -164,7 +148,7 @@ fn usage_errors_exit_2_and_a_rejected_upload_1() {
     assert_eq!(code, 2);
     let bad = temp("bad.kms", b".stream max_steps=10 seed=0\nhalt r0\n");
     // An upload the check rejects (seed 0, S1) is a verdict: exit 1.
-    let (code, _, err) = kmst(&["profile", bad.to_str().unwrap()]);
+    let (code, _, err) = kmst(&["profile", s(&bad)]);
     assert_eq!(code, 1);
     assert!(err.contains("check rejects"), "{err}");
 }

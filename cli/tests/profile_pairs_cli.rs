@@ -3,21 +3,15 @@
 //! workloads; `--top`, `--json`, and the usage errors.
 
 mod common;
-use common::{kmst, workspace_file};
-
-use std::process::Command;
+use common::{counting_loop, kmst, kmst_at_root, s};
 
 use serde_json::Value;
 
 /// `set; (addi; jlt) x 100; halt` in one turn (budget 1,000): addi->jlt 100
 /// times, jlt->addi 99, set->addi 1, jlt->halt 1.
-const LOOP: &str = r#";@ params {"turn_budget": 1000}
-.stream max_steps=100000 seed=1
-        set r1, 100
-top:    addi r0, r0, 1
-        jlt r0, r1, top
-        halt r2
-"#;
+fn counting_loop_100() -> String {
+    counting_loop(100, r#"{"turn_budget": 1000}"#)
+}
 
 /// `set; (addi r1, r1, -1; jnz) x 5; halt`: 12 micro-ops in one turn,
 /// 11 pairs (addi->jnz 5, jnz->addi 4, set->addi 1, jnz->halt 1).
@@ -31,17 +25,9 @@ top:    addi r1, r1, -1
 
 #[test]
 fn pairs_of_two_files_as_json() {
-    let a = common::temp_in("pairs-cli", "", "loop.kms", LOOP.as_bytes());
+    let a = common::temp_in("pairs-cli", "", "loop.kms", counting_loop_100().as_bytes());
     let b = common::temp_in("pairs-cli", "", "down.kms", DOWN.as_bytes());
-    let (code, out, err) = kmst(&[
-        "profile",
-        "--pairs",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--top",
-        "2",
-        "--json",
-    ]);
+    let (code, out, err) = kmst(&["profile", "--pairs", s(&a), s(&b), "--top", "2", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     // 202 + (1 + 2 * 5 + 1) = 214 micro-ops; pairs 201 + 11.
@@ -56,14 +42,7 @@ fn pairs_of_two_files_as_json() {
     assert_eq!(top[1]["count"], 99);
     // The run flags apply over each file's own: budget 64 cuts three
     // addi->jlt pairs (tests/profile_pairs.rs in the harness).
-    let (code, out, _) = kmst(&[
-        "profile",
-        "--pairs",
-        a.to_str().unwrap(),
-        "--turn-budget",
-        "64",
-        "--json",
-    ]);
+    let (code, out, _) = kmst(&["profile", "--pairs", s(&a), "--turn-budget", "64", "--json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
     let addi_jlt = v["top_pairs"]
@@ -77,18 +56,8 @@ fn pairs_of_two_files_as_json() {
 
 #[test]
 fn the_default_set_is_the_corpus_and_the_bench_workloads() {
-    let out = Command::new(env!("CARGO_BIN_EXE_kmst"))
-        .args(["profile", "--pairs", "--top", "3"])
-        .current_dir(workspace_file(""))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, text, err) = kmst_at_root(&["profile", "--pairs", "--top", "3"]);
+    assert_eq!(code, 0, "{err}");
     assert!(text.starts_with("adjacent micro-ops executed within one turn: tail dispatch, "));
     // Three rows in each table.
     for rank in ["1 ", "2 ", "3 "] {
@@ -106,8 +75,8 @@ fn the_default_set_is_the_corpus_and_the_bench_workloads() {
 
 #[test]
 fn several_files_without_pairs_are_profiled_each() {
-    let a = common::temp_in("pairs-cli", "", "one.kms", LOOP.as_bytes());
-    let a = a.to_str().unwrap();
+    let a = common::temp_in("pairs-cli", "", "one.kms", counting_loop_100().as_bytes());
+    let a = s(&a);
     // Each file's profile under its name (tests/jobs_cli.rs: in order,
     // whatever --jobs).
     let (code, out, err) = kmst(&["profile", a, a]);

@@ -4,7 +4,7 @@
 //! tests/profile_scenario.rs, where every value below is worked out by hand.
 
 mod common;
-use common::kmst;
+use common::{kmst, row, s, trace_events};
 
 use std::path::PathBuf;
 
@@ -40,7 +40,7 @@ fn scenario(sub: &str) -> PathBuf {
 #[test]
 fn json_report_of_a_scenario() {
     let f = scenario("json");
-    let (code, out, err) = kmst(&["profile", f.to_str().unwrap(), "--json"]);
+    let (code, out, err) = kmst(&["profile", s(&f), "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     // Stream 0 ends in pass 6 (passes 7); the host's job is acked in pass 12.
@@ -59,36 +59,29 @@ fn json_report_of_a_scenario() {
 #[test]
 fn human_report_has_a_column_per_stream() {
     let f = scenario("human");
-    let (code, out, err) = kmst(&["profile", f.to_str().unwrap()]);
+    let (code, out, err) = kmst(&["profile", s(&f)]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.starts_with("scenario profile: tail dispatch, turn budget 64\n"),
         "{out}"
     );
-    let row = |label: &str| -> Vec<String> {
-        out.lines()
-            .find(|l| l.trim_start().starts_with(label))
-            .unwrap_or_else(|| panic!("no `{label}` row in\n{out}"))
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect()
-    };
+    let cells = |label: &str| -> Vec<&str> { row(&out, label).split_whitespace().collect() };
     // The turns of 8 micro-ops: none of stream 0, one of stream 1.
-    assert_eq!(row("8 "), ["8", "0", "1"]);
-    assert_eq!(row("halt "), ["halt", "1", "1"]);
+    assert_eq!(cells("8 "), ["8", "0", "1"]);
+    assert_eq!(cells("halt "), ["halt", "1", "1"]);
     // source, commands, queued, slot-passes, mean slots (12 / 13), max.
     assert_eq!(
-        row("stream 0 "),
+        cells("stream 0 "),
         ["stream", "0", "2", "0", "12", "0.92", "2"]
     );
-    assert_eq!(row("host  "), ["host", "1", "1", "6", "0.46", "1"]);
+    assert_eq!(cells("host  "), ["host", "1", "1", "6", "0.46", "1"]);
     assert!(out.contains("queue depth at the end of a pass: mean 0.38, max 1"));
 }
 
 #[test]
 fn sweep_and_budget_flags_apply_to_the_scenario() {
     let f = scenario("sweep");
-    let (code, out, err) = kmst(&["profile", f.to_str().unwrap(), "--sweep", "1,64", "--json"]);
+    let (code, out, err) = kmst(&["profile", s(&f), "--sweep", "1,64", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let passes: Vec<u64> = v["sweep"]
@@ -98,7 +91,7 @@ fn sweep_and_budget_flags_apply_to_the_scenario() {
         .map(|r| r["passes"].as_u64().unwrap())
         .collect();
     assert_eq!(passes, [9, 7]);
-    let (code, out, _) = kmst(&["profile", f.to_str().unwrap(), "--budget", "1", "--json"]);
+    let (code, out, _) = kmst(&["profile", s(&f), "--budget", "1", "--json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -106,7 +99,7 @@ fn sweep_and_budget_flags_apply_to_the_scenario() {
         (Some(1), Some(9))
     );
     // --delay 0 over the file's 5: stream 0's commands are acked in pass 1.
-    let (code, out, _) = kmst(&["profile", f.to_str().unwrap(), "--delay", "0", "--json"]);
+    let (code, out, _) = kmst(&["profile", s(&f), "--delay", "0", "--json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["slots_by_source"][0]["slot_passes"], 2);
@@ -116,17 +109,10 @@ fn sweep_and_budget_flags_apply_to_the_scenario() {
 fn trace_of_a_scenario() {
     let f = scenario("trace");
     let t = f.with_file_name("trace.json");
-    let (code, _, err) = kmst(&[
-        "profile",
-        f.to_str().unwrap(),
-        "--trace",
-        t.to_str().unwrap(),
-    ]);
+    let (code, _, err) = kmst(&["profile", s(&f), "--trace", s(&t)]);
     assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_slice(&std::fs::read(&t).unwrap()).unwrap();
-    let slot_names: Vec<&str> = v["traceEvents"]
-        .as_array()
-        .unwrap()
+    let events = trace_events(&t);
+    let slot_names: Vec<&str> = events
         .iter()
         .filter(|e| e["ph"] == "X" && e["tid"].as_u64().is_some_and(|t| (100..116).contains(&t)))
         .map(|e| e["name"].as_str().unwrap())
@@ -137,7 +123,7 @@ fn trace_of_a_scenario() {
 #[test]
 fn scenario_errors_exit_2_naming_the_entry() {
     let f = scenario("errors");
-    let (code, _, err) = kmst(&["profile", f.to_str().unwrap(), "--cancel-pass", "3"]);
+    let (code, _, err) = kmst(&["profile", s(&f), "--cancel-pass", "3"]);
     assert_eq!(code, 2);
     assert!(err.contains("cancel_pass"), "{err}");
     let bad = common::temp_in(
@@ -146,7 +132,7 @@ fn scenario_errors_exit_2_naming_the_entry() {
         "bad.json",
         br#"{"uploads": [{"offset": 0, "file": "missing.kms"}]}"#,
     );
-    let (code, _, err) = kmst(&["profile", bad.to_str().unwrap()]);
+    let (code, _, err) = kmst(&["profile", s(&bad)]);
     assert_eq!(code, 2);
     assert!(
         err.contains("uploads[0]") && err.contains("missing.kms"),

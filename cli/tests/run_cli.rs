@@ -3,7 +3,7 @@
 //! gives the same answer.
 
 mod common;
-use common::kmst;
+use common::{ONE_SUBMIT, kmst, passes};
 
 use std::path::PathBuf;
 
@@ -12,21 +12,8 @@ fn stream_file() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kmst-run-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("one_submit.kms");
-    std::fs::write(
-        &path,
-        ";@ params {\"delay\": 3}\n\
-         .stream max_steps=100 seed=1 req=9\n\
-         submit handler=1, group=(0, 1)\n\
-         wait 0\n\
-         halt r0\n",
-    )
-    .unwrap();
+    std::fs::write(&path, ONE_SUBMIT).unwrap();
     path
-}
-
-fn passes(json: &str) -> u64 {
-    let v: serde_json::Value = serde_json::from_str(json).expect("--json prints JSON");
-    v["passes"].as_u64().expect("passes is a number")
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! tables, and exit 2 with one line for every kind of scenario error.
 
 mod common;
-use common::{kmst, temp_in};
+use common::{kmst, s, temp_in};
 
 use std::path::{Path, PathBuf};
 
@@ -37,14 +37,34 @@ fn json_of(out: &str) -> Value {
     serde_json::from_str(out).expect("--json prints JSON")
 }
 
-fn arg(path: &Path) -> &str {
-    path.to_str().unwrap()
+/// The fast dispatch variants, each of which prints the reference
+/// model's answer.
+const FAST: [&str; 6] = [
+    "tail",
+    "switch",
+    "threaded",
+    "subroutine",
+    "indirect",
+    "loop_match",
+];
+
+/// `kmst scenario FILE --json` prints the reference model's answer under
+/// every fast dispatch.
+fn every_dispatch_prints_the_reference_answer(file: &Path) {
+    let what = file.display();
+    let (code, reference, err) = kmst(&["scenario", s(file), "--dispatch", "reference", "--json"]);
+    assert_eq!(code, 0, "{what}: {err}");
+    for d in FAST {
+        let (code, out, err) = kmst(&["scenario", s(file), "--dispatch", d, "--json"]);
+        assert_eq!(code, 0, "{what} {d}: {err}");
+        assert_eq!(json_of(&out), json_of(&reference), "{what} {d}");
+    }
 }
 
 #[test]
 fn json_is_the_reference_answer_worked_out_by_hand() {
     let file = rotation("scenario-cli-json");
-    let (code, out, err) = kmst(&["scenario", arg(&file), "--json"]);
+    let (code, out, err) = kmst(&["scenario", s(&file), "--json"]);
     assert_eq!(code, 0, "{err}");
     let v = json_of(&out);
     // The reference model's answer of the same file.
@@ -92,22 +112,8 @@ fn json_is_the_reference_answer_worked_out_by_hand() {
 #[test]
 fn every_dispatch_gives_the_same_json() {
     let file = rotation("scenario-cli-dispatch");
-    let (code, reference, err) =
-        kmst(&["scenario", arg(&file), "--dispatch", "reference", "--json"]);
-    assert_eq!(code, 0, "{err}");
-    for d in [
-        "tail",
-        "switch",
-        "threaded",
-        "subroutine",
-        "indirect",
-        "loop_match",
-    ] {
-        let (code, out, err) = kmst(&["scenario", arg(&file), "--dispatch", d, "--json"]);
-        assert_eq!(code, 0, "{d}: {err}");
-        assert_eq!(json_of(&out), json_of(&reference), "{d}");
-    }
-    let (code, _, err) = kmst(&["scenario", arg(&file), "--dispatch", "fastest"]);
+    every_dispatch_prints_the_reference_answer(&file);
+    let (code, _, err) = kmst(&["scenario", s(&file), "--dispatch", "fastest"]);
     assert_eq!(code, 2);
     assert!(err.contains("--dispatch"), "{err}");
 }
@@ -127,9 +133,9 @@ fn kms_uploads_are_assembled() {
     };
     let kms = temp_in(test, "", "kms.json", scenario("s.kms").as_bytes());
     let bin = temp_in(test, "", "bin.json", scenario("s.bin").as_bytes());
-    let (code, a, err) = kmst(&["scenario", arg(&kms), "--json"]);
+    let (code, a, err) = kmst(&["scenario", s(&kms), "--json"]);
     assert_eq!(code, 0, "{err}");
-    let (code, b, err) = kmst(&["scenario", arg(&bin), "--json"]);
+    let (code, b, err) = kmst(&["scenario", s(&bin), "--json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(json_of(&a), json_of(&b));
     // Pass 0: EVENT (aux the seed 3), HALT (aux 0): passes 1.
@@ -161,7 +167,7 @@ fn the_tables() {
                       {"pass": 1, "deadline": 0}, {"pass": 2, "cancel": 7},
                       {"pass": 2, "submit": {"handler": 3, "first": 0, "count": 2, "args": [5, 6], "exclusive": true}}]}"#,
     );
-    let (code, out, err) = kmst(&["scenario", arg(&file)]);
+    let (code, out, err) = kmst(&["scenario", s(&file)]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     let row = |start: &str| {
@@ -245,7 +251,7 @@ fn scenario_errors_exit_2_with_one_line() {
     for (name, text, wanted) in cases {
         let file = temp_in(test, "", name, text);
         for json in [false, true] {
-            let mut args = vec!["scenario", arg(&file)];
+            let mut args = vec!["scenario", s(&file)];
             if json {
                 args.push("--json");
             }
@@ -267,7 +273,7 @@ fn scenario_errors_exit_2_with_one_line() {
     }
     // The scenario file itself missing.
     let gone = std::env::temp_dir().join("kmst-scenario-cli-no-such-file.json");
-    let (code, _, err) = kmst(&["scenario", arg(&gone)]);
+    let (code, _, err) = kmst(&["scenario", s(&gone)]);
     assert_eq!((code, err.lines().count()), (2, 1), "{err}");
 }
 
@@ -299,21 +305,7 @@ fn the_examples_run_alike_everywhere() {
             continue;
         }
         seen += 1;
-        let (code, reference, err) =
-            kmst(&["scenario", arg(&path), "--dispatch", "reference", "--json"]);
-        assert_eq!(code, 0, "{}: {err}", path.display());
-        for d in [
-            "tail",
-            "switch",
-            "threaded",
-            "subroutine",
-            "indirect",
-            "loop_match",
-        ] {
-            let (code, out, err) = kmst(&["scenario", arg(&path), "--dispatch", d, "--json"]);
-            assert_eq!(code, 0, "{}: {err}", path.display());
-            assert_eq!(json_of(&out), json_of(&reference), "{} {d}", path.display());
-        }
+        every_dispatch_prints_the_reference_answer(&path);
     }
     assert!(seen >= 3, "{seen} examples in {}", dir.display());
 }
