@@ -17,10 +17,11 @@ tsv=0
 [ "${1:-}" = "--tsv" ] && tsv=1
 n="${N:-4}"
 workloads="${WORKLOADS:-alu alu_chain rand_mod branchy submit_heavy queue_stress jobs_1000 long_wait long_wait_1}"
-variants="${VARIANTS:-tail switch threaded subroutine indirect loop_match jit tiered reference}"
 command -v valgrind >/dev/null || { echo "icount: valgrind is not installed" >&2; exit 2; }
 cargo build --quiet --release -p kmst-benches --example run_workload >&2
 bin="${CARGO_TARGET_DIR:-target}/release/examples/run_workload"
+# Every variant of this build, then the reference model (Implementation::all).
+variants="${VARIANTS:-$("$bin" --variants | tr '\n' ' ')}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 count() { # workload variant runs -> total instructions

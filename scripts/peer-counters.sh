@@ -18,8 +18,8 @@ tsv=0
 command -v valgrind >/dev/null || { echo "peer-counters: needs valgrind (for example: apt install valgrind)" >&2; exit 2; }
 cargo build --quiet --release -p kmst-benches --example peers >&2
 bin="${CARGO_TARGET_DIR:-target}/release/examples/peers"
+runners="${RUNNERS:-$("$bin" --runners | tr '\n' ' ')}"
 workloads="${WORKLOADS:-alu alu_chain rand_mod branchy}"
-runners="${RUNNERS:-tail switch threaded subroutine indirect loop_match jit wasmi_fuel wasmi native}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 rows=()

@@ -30,7 +30,6 @@ import sys
 
 BEGIN = "<!-- perf-tables:begin -->"
 END = "<!-- perf-tables:end -->"
-VARIANTS = ("tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "tiered", "reference")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -248,7 +247,8 @@ def render(report, args):
               f"{s['sample_time_ms']} ms, the variants round-robin")
     interval = "the median [its order-statistic interval" + (
         f", coverage {100 * level:.1f} %]" if level is not None else "]")
-    timed = [v for v in VARIANTS if any(x["variant"] == v for w in report["workloads"] for x in w["variants"])]
+    # The variants in the report's order (kmst compare's: this build's, then the reference).
+    timed = list(dict.fromkeys(x["variant"] for w in report["workloads"] for x in w["variants"]))
 
     def cell(w, variant, key):
         x = next((x for x in w["variants"] if x["variant"] == variant), None)

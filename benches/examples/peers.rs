@@ -14,7 +14,8 @@
 //! `measured_run`, for callgrind:
 //! `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_run*'
 //! target/release/examples/peers --once alu wasmi`, then divide the
-//! instructions by the micro-ops printed.
+//! instructions by the micro-ops printed. `peers --runners` lists the
+//! runners of this build, one a line (scripts/peer-counters.sh's default).
 // Unsafe code only in the `asm!` barrier of peers/mod.rs.
 #![deny(unsafe_code)]
 
@@ -116,6 +117,12 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag, workload, runner] if flag == "--once" => once(workload, runner),
+        [flag] if flag == "--runners" => {
+            for r in runners() {
+                println!("{r}");
+            }
+            ExitCode::SUCCESS
+        }
         [] => table(21),
         [rounds] => match rounds.parse::<usize>() {
             Ok(n) if n >= 15 => table(n),
@@ -125,7 +132,7 @@ fn main() -> ExitCode {
             }
         },
         _ => {
-            eprintln!("usage: peers [ROUNDS] | peers --once WORKLOAD RUNNER");
+            eprintln!("usage: peers [ROUNDS] | peers --once WORKLOAD RUNNER | peers --runners");
             ExitCode::from(2)
         }
     }

@@ -2,6 +2,7 @@
 //! `cargo build --release -p kmst-benches --example run_workload`, then
 //! `valgrind --tool=callgrind --dump-instr=yes target/release/examples/run_workload alu tail`
 //! or `perf stat target/release/examples/run_workload alu tail 100`.
+//! `run_workload --variants` lists the variants of this build, one a line.
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -11,8 +12,15 @@ use kmst_harness::answers::{DifferentialOracle, Implementation};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() == 1 && args[0] == "--variants" {
+        // What scripts/icount.sh counts by default: every variant of this build.
+        for i in Implementation::all() {
+            println!("{i}");
+        }
+        return ExitCode::SUCCESS;
+    }
     let (Some(name), Some(variant)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: run_workload WORKLOAD VARIANT [RUNS]");
+        eprintln!("usage: run_workload WORKLOAD VARIANT [RUNS] | run_workload --variants");
         return ExitCode::from(2);
     };
     let runs: u64 = match args.get(2).map(|s| s.parse()) {
