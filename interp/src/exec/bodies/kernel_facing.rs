@@ -11,13 +11,25 @@ use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
 use crate::exec::operand::{get, set};
 
-/// `HALT a`: wait while anything of the stream is pending, else end with status a.
-pub(crate) struct Halt;
-impl OpBody for Halt {
-    #[cfg(feature = "jit")]
-    const INTERPRETED: bool = true;
-    #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+/// A body the compiled tier leaves to the interpreter (every micro-op
+/// here but SUBMIT and RESULT, which read the accumulator): written as
+/// `Name(ip, regs, ctx) { .. }`, the unit struct and its `OpBody::run`.
+macro_rules! interpreted {
+    ($(#[$doc:meta])* $name:ident($ip:ident, $regs:pat, $ctx:ident) $body:block) => {
+        $(#[$doc])*
+        pub(crate) struct $name;
+        impl OpBody for $name {
+            #[cfg(feature = "jit")]
+            const INTERPRETED: bool = true;
+            #[inline(always)]
+            unsafe fn run<O: Observer>($ip: *const Inst, $regs: *mut u32, $ctx: &mut Ctx<O>) -> Flow $body
+        }
+    };
+}
+
+interpreted! {
+    /// `HALT a`: wait while anything of the stream is pending, else end with status a.
+    Halt(ip, regs, ctx) {
         // SAFETY: OpBody's contract; `ctx.stream` is the running stream.
         unsafe {
             if (*ctx.stream).pending != 0 {
@@ -29,13 +41,9 @@ impl OpBody for Halt {
     }
 }
 
-/// `WAIT imm`: go on when at most imm commands and jobs are pending.
-pub(crate) struct Wait;
-impl OpBody for Wait {
-    #[cfg(feature = "jit")]
-    const INTERPRETED: bool = true;
-    #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, _: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+interpreted! {
+    /// `WAIT imm`: go on when at most imm commands and jobs are pending.
+    Wait(ip, _, ctx) {
         // SAFETY: OpBody's contract.
         unsafe {
             if (*ctx.stream).pending > (*ip).imm {
@@ -82,13 +90,9 @@ impl OpBody for Submit {
     }
 }
 
-/// `ENQUEUE imm, a`: queue template imm as a job of `a` cores.
-pub(crate) struct Enqueue;
-impl OpBody for Enqueue {
-    #[cfg(feature = "jit")]
-    const INTERPRETED: bool = true;
-    #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+interpreted! {
+    /// `ENQUEUE imm, a`: queue template imm as a job of `a` cores.
+    Enqueue(ip, regs, ctx) {
         ctx.resync()?;
         let pc = ctx.pc(ip);
         // SAFETY: as for SUBMIT.
@@ -128,13 +132,9 @@ impl OpBody for ReadResult {
     }
 }
 
-/// `EVENT a`: post a progress event with the low 24 bits of a.
-pub(crate) struct Event;
-impl OpBody for Event {
-    #[cfg(feature = "jit")]
-    const INTERPRETED: bool = true;
-    #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+interpreted! {
+    /// `EVENT a`: post a progress event with the low 24 bits of a.
+    Event(ip, regs, ctx) {
         ctx.resync()?;
         // SAFETY: OpBody's contract.
         unsafe {
@@ -145,13 +145,9 @@ impl OpBody for Event {
     }
 }
 
-/// `TIME a`: a = low 32 bits of pass * ticks_per_pass.
-pub(crate) struct Time;
-impl OpBody for Time {
-    #[cfg(feature = "jit")]
-    const INTERPRETED: bool = true;
-    #[inline(always)]
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+interpreted! {
+    /// `TIME a`: a = low 32 bits of pass * ticks_per_pass.
+    Time(ip, regs, ctx) {
         ctx.resync()?;
         // SAFETY: OpBody's contract.
         unsafe {
