@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use kmst::exec::Observer;
+pub use kmst_harness::text::{counted as count, grouped as group};
 
 /// True when the progress line shows: standard error is a terminal.
 pub fn shown() -> bool {
@@ -148,24 +149,6 @@ pub fn duration(secs: f64) -> String {
         DAY..YEAR => count(s / DAY, "day", "days"),
         _ => count(s / YEAR, "year", "years"),
     }
-}
-
-/// `n` with thousands separators: 1,234,567.
-pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `n` and the noun: `1 pass`, `2,355 passes`.
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", group(n), if n == 1 { one } else { many })
 }
 
 #[cfg(test)]

@@ -21,3 +21,4 @@ pub mod corpus;
 pub mod fuzzing;
 pub mod profile;
 pub mod shapes;
+pub mod text;

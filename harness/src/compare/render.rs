@@ -7,6 +7,7 @@ use super::counters::{COUNTER_NAMES, CounterReport};
 use super::measure::Report;
 use super::stats::Summary;
 use crate::answers::Implementation;
+use crate::text::{counted, grouped};
 
 fn per(total: f64, count: u64) -> f64 {
     if count == 0 {
@@ -26,7 +27,7 @@ pub fn fmt3(v: f64) -> String {
     let a = v.abs();
     if a >= 999.5 {
         let sign = if v < 0.0 { "-" } else { "" };
-        format!("{sign}{}", fmt_count(a.round() as u64))
+        format!("{sign}{}", grouped(a.round() as u64))
     } else if a >= 100.0 {
         format!("{v:.0}")
     } else if a >= 10.0 {
@@ -65,19 +66,6 @@ mod fmt_tests {
     }
 }
 
-/// A large count with thousands separators.
-fn fmt_count(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// An interval relative to its median: `[-8.3%, +12%]` (one decimal under
 /// 10%, thousands separators past 1,000%).
 fn fmt_rel(s: &Summary) -> String {
@@ -93,7 +81,7 @@ fn fmt_rel(s: &Summary) -> String {
         } else if a < 9.95 {
             format!("{sign}{a:.1}%")
         } else {
-            format!("{sign}{}%", fmt_count(a.round() as u64))
+            format!("{sign}{}%", grouped(a.round() as u64))
         }
     };
     format!("[{}, {}]", pct(s.median_lo), pct(s.median_hi))
@@ -245,11 +233,6 @@ pub fn render_table(report: &Report, baseline: Implementation) -> String {
     out
 }
 
-/// `n` and its noun, singular for 1, with thousands separators.
-fn counted(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", fmt_count(n), if n == 1 { one } else { many })
-}
-
 /// The report as JSON:
 /// `{"settings": {samples, sample_time_ms}, "workloads": [{name, notes, ops,
 /// passes, variants: [{variant, runs_per_sample, ns_per_run, ns_per_op,
@@ -339,7 +322,7 @@ fn fmt2(v: f64) -> String {
     }
     let cents = (v.abs() * 100.0).round() as u64;
     let sign = if v < 0.0 && cents > 0 { "-" } else { "" };
-    format!("{sign}{}.{:02}", fmt_count(cents / 100), cents % 100)
+    format!("{sign}{}.{:02}", grouped(cents / 100), cents % 100)
 }
 
 /// Aligned rows: the first two columns left-aligned (names), the others
@@ -398,7 +381,7 @@ pub fn render_counters_table(report: &CounterReport) -> String {
             rows.push([
                 w.name.clone(),
                 v.variant.name().to_owned(),
-                fmt_count(w.ops),
+                grouped(w.ops),
                 ir,
                 bc,
                 bcm,
@@ -480,9 +463,9 @@ mod tests {
 
     #[test]
     fn fmt_count_groups_thousands() {
-        assert_eq!(fmt_count(999_671), "999,671");
-        assert_eq!(fmt_count(7), "7");
-        assert_eq!(fmt_count(1_000), "1,000");
+        assert_eq!(grouped(999_671), "999,671");
+        assert_eq!(grouped(7), "7");
+        assert_eq!(grouped(1_000), "1,000");
     }
 
     #[test]

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::text::{counted, grouped};
+
 use super::report::{OpsRow, Profile, QueueDepth, SlotOccupancy, SweepRow};
 use super::scenario::{ScenarioProfile, ScenarioSweepRow};
 
@@ -562,24 +564,6 @@ fn status_counts(statuses: &[String]) -> String {
         .map(|(n, c)| format!("{c} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// `n` and its noun, singular for 1: `1 pass`, `2,355 passes`.
-fn counted(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", grouped(n), if n == 1 { one } else { many })
-}
-
-/// A count with thousands separators: 1,234,567.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
