@@ -7,21 +7,14 @@ mod common;
 
 use std::sync::Arc;
 
+use common::answers::{ev, rejected, se, started, taken};
 use common::{EXCLUSIVE, R15, RESULT, Tpl, Up};
 use kmst_reference::result::kind;
 use kmst_reference::{
-    Delay, Event, HostCommand, HostOutcome, Outcome, Params, Reason, ResultModel, Scenario,
-    ScenarioResult, Status, StreamError, SubmittedCommand, simulate, simulate_scenario,
+    Delay, Event, HostCommand, HostOutcome, Params, Reason, ResultModel, Scenario, ScenarioResult,
+    Status, StreamError, SubmittedCommand, simulate, simulate_scenario,
 };
 
-fn ev(kind: u8, req: u32, auxiliary: u32, pass_index: u64) -> Event {
-    Event {
-        kind,
-        req,
-        auxiliary,
-        pass_index,
-    }
-}
 /// KM_EVENT_STREAM.
 fn st(req: u32, aux: u32, pass: u64) -> Event {
     ev(kind::STREAM, req, aux, pass)
@@ -35,30 +28,7 @@ fn err(req: u32, reason: u32, pc: u32, pass: u64) -> Event {
 fn timeout(req: u32, slot: u32, pass: u64) -> Event {
     ev(kind::TIMEOUT, req, slot, pass)
 }
-fn se(reason: Reason, pc: u32) -> Option<StreamError> {
-    Some(StreamError { reason, pc })
-}
 
-fn taken(pass: u64) -> HostOutcome {
-    HostOutcome {
-        pass: Some(pass),
-        outcome: Outcome::Taken,
-        stream: None,
-    }
-}
-fn started(pass: u64, stream: usize) -> HostOutcome {
-    HostOutcome {
-        stream: Some(stream),
-        ..taken(pass)
-    }
-}
-fn rejected(pass: u64, reason: Reason) -> HostOutcome {
-    HostOutcome {
-        pass: Some(pass),
-        outcome: Outcome::Rejected(reason),
-        stream: None,
-    }
-}
 const WAITING: HostOutcome = HostOutcome::WAITING;
 
 fn run(offset: u32, length: u32) -> HostCommand {
@@ -169,6 +139,24 @@ fn spin(req: u32) -> Vec<u8> {
 
 fn budget_1() -> Params {
     with(|p| p.turn_budget = 1)
+}
+
+/// Delay never: no command is ever acknowledged, so each is late
+/// `deadline_passes` passes after its own (S13).
+fn never_acknowledged(deadline_passes: u64) -> Params {
+    with(|p| {
+        p.delay = Delay::Never;
+        p.deadline_passes = Some(deadline_passes);
+    })
+}
+
+/// SUBMIT (slot 0, pass 0); SET r1, 0; MOD r0, r0, r1: fails with
+/// `Reason::ModByZero` at pc 2 in pass 0, its command still in flight.
+fn submit_then_mod_by_zero(req: u32) -> Vec<u8> {
+    prog(req, 1, |u| {
+        let t = u.template(Tpl::group(1, 0, 1));
+        u.submit(t).set(1, 0).modr(0, 0, 1);
+    })
 }
 
 #[test]
@@ -777,11 +765,7 @@ fn s33_a_late_host_command_stops_the_grid() {
     // TIMEOUT with req 0 and aux 0, then A and B end with `Reason::Deadline` at their
     // current pc 1, in start order. cancel(1) due in pass 2 and a RUN due in
     // pass 5 are never taken: "waiting".
-    let params = with(|p| {
-        p.deadline_passes = Some(2);
-        p.delay = Delay::Never;
-    });
-    let mut s = all_in_pass_0(params, &[spin(1), spin(2)]);
+    let mut s = all_in_pass_0(never_acknowledged(2), &[spin(1), spin(2)]);
     s.push(0, submit(1, 0, 1)).unwrap();
     s.push(2, HostCommand::Cancel { req: 1 }).unwrap();
     s.push(5, run(0, 128)).unwrap();
@@ -807,15 +791,10 @@ fn s33_a_late_command_of_an_ended_stream() {
     // MOD r0 r0 r1 (`Reason::ModByZero` at pc 2, pass 0). B spins at pc 1. Pass 2: slot
     // 0 (A's) is late and A has ended: TIMEOUT with A's req 1, aux 0; then B
     // ends with `Reason::Deadline` at pc 1.
-    let a = prog(1, 1, |u| {
-        let t = u.template(Tpl::group(1, 0, 1));
-        u.submit(t).set(1, 0).modr(0, 0, 1);
-    });
-    let params = with(|p| {
-        p.deadline_passes = Some(2);
-        p.delay = Delay::Never;
-    });
-    let s = all_in_pass_0(params, &[a, spin(2)]);
+    let s = all_in_pass_0(
+        never_acknowledged(2),
+        &[submit_then_mod_by_zero(1), spin(2)],
+    );
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
@@ -856,15 +835,10 @@ fn s35_a_command_in_flight_keeps_the_run() {
     // pass 0 no stream is active and no host command is due, but A's command
     // is in flight: the run goes on silently until it is late in pass 3
     // (TIMEOUT, A's req 1, slot 0).
-    let a = prog(1, 1, |u| {
-        let t = u.template(Tpl::group(1, 0, 1));
-        u.submit(t).set(1, 0).modr(0, 0, 1);
-    });
-    let params = with(|p| {
-        p.delay = Delay::Never;
-        p.deadline_passes = Some(3);
-    });
-    let s = all_in_pass_0(params, &[a, events_then_halt(2, 0xB, 1)]);
+    let s = all_in_pass_0(
+        never_acknowledged(3),
+        &[submit_then_mod_by_zero(1), events_then_halt(2, 0xB, 1)],
+    );
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
@@ -933,13 +907,7 @@ fn s35_one_run_gives_the_one_stream_answer() {
             with(|p| p.result = ResultModel::Arg(0)),
         ),
         (submit_wait.clone(), with(|p| p.delay = Delay::Fixed(3))),
-        (
-            submit_wait.clone(),
-            with(|p| {
-                p.delay = Delay::Never;
-                p.deadline_passes = Some(4);
-            }),
-        ),
+        (submit_wait.clone(), never_acknowledged(4)),
         (
             enqueue_then_mod.clone(),
             with(|p| p.delay = Delay::Fixed(2)),

@@ -2,6 +2,7 @@
 //! "The upload" (header, micro-ops, templates, each padded to 64 bytes).
 #![allow(dead_code)]
 
+pub mod answers;
 pub mod diff;
 
 pub const R15: u8 = 15;
