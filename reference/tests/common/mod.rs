@@ -4,6 +4,7 @@
 
 pub mod answers;
 pub mod diff;
+pub mod s35;
 
 pub const R15: u8 = 15;
 pub const FROM_COMMAND: u8 = 0xFF;
