@@ -218,6 +218,14 @@ fn template_faults_are_reason_5_at_the_first_user() {
         f(&mut t);
         with_template(t)
     };
+    // The template with these (byte, value) written.
+    let patched = |bytes: &[(usize, u8)]| {
+        edit(&|t| {
+            for &(i, v) in bytes {
+                t[i] = v;
+            }
+        })
+    };
     assert_eq!(edit(&|t| t[0] = 0), e); // handler 0
     assert_eq!(edit(&|t| t[0] = 240), e); // handler 240
     assert_eq!(edit(&|t| t[0] = 239), Ok(()));
@@ -227,37 +235,10 @@ fn template_faults_are_reason_5_at_the_first_user() {
     assert_eq!(edit(&|t| t[1] = 0b1000), e); // a reserved bit
     assert_eq!(edit(&|t| t[74] = 5), e); // more than four patches
     // Patch entries: argument above 9, register above 15, only within patch_count.
-    assert_eq!(
-        edit(&|t| {
-            t[74] = 1;
-            t[64] = 9;
-            t[68] = 15
-        }),
-        Ok(())
-    );
-    assert_eq!(
-        edit(&|t| {
-            t[74] = 1;
-            t[64] = 10
-        }),
-        e
-    );
-    assert_eq!(
-        edit(&|t| {
-            t[74] = 4;
-            t[67] = 0;
-            t[71] = 16
-        }),
-        e
-    );
-    assert_eq!(
-        edit(&|t| {
-            t[74] = 3;
-            t[67] = 200;
-            t[71] = 200
-        }),
-        Ok(())
-    );
+    assert_eq!(patched(&[(74, 1), (64, 9), (68, 15)]), Ok(()));
+    assert_eq!(patched(&[(74, 1), (64, 10)]), e);
+    assert_eq!(patched(&[(74, 4), (67, 0), (71, 16)]), e);
+    assert_eq!(patched(&[(74, 3), (67, 200), (71, 200)]), Ok(()));
     // first_register / count_register: 0xFF or below 16.
     assert_eq!(edit(&|t| t[72] = 15), Ok(()));
     assert_eq!(edit(&|t| t[72] = 16), e);

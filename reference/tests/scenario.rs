@@ -130,6 +130,14 @@ fn events_then_halt(req: u32, seed: u32, n: usize) -> Vec<u8> {
     })
 }
 
+/// Streams A, B, ...: `count` of them, the k-th (from 1) with req k and seed
+/// 0xA + k - 1, each posting `n` events before it halts.
+fn lettered(count: u32, n: usize) -> Vec<Vec<u8>> {
+    (1..=count)
+        .map(|k| events_then_halt(k, 0x9 + k, n))
+        .collect()
+}
+
 /// SET r0, 1; JNZ r0, 1: spins at pc 1 until max_steps.
 fn spin(req: u32) -> Vec<u8> {
     prog(req, 1, |u| {
@@ -164,10 +172,7 @@ fn s29_rotation_with_two_streams() {
     // Budget 1: one micro-op per turn. n = 2, submitters A, B, queue; pass p
     // starts at p % 3: pass 0 A B (Q); pass 1 B (Q) A; pass 2 (Q) A B;
     // pass 3 A B: both HALT (aux 0).
-    let s = all_in_pass_0(
-        budget_1(),
-        &[events_then_halt(1, 0xA, 3), events_then_halt(2, 0xB, 3)],
-    );
+    let s = all_in_pass_0(budget_1(), &lettered(2, 3));
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
@@ -195,14 +200,7 @@ fn s29_rotation_with_two_streams() {
 fn s29_rotation_with_three_streams() {
     // n = 3, start p % 4: pass 0 A B C; pass 1 B C (Q) A; pass 2 C (Q) A B;
     // pass 3 (Q) A B C; pass 4 A B C halt.
-    let s = all_in_pass_0(
-        budget_1(),
-        &[
-            events_then_halt(1, 0xA, 4),
-            events_then_halt(2, 0xB, 4),
-            events_then_halt(3, 0xC, 4),
-        ],
-    );
+    let s = all_in_pass_0(budget_1(), &lettered(3, 4));
     let r = simulate_scenario(&s);
     let (a, b, c) = (|p| st(1, 0xA, p), |p| st(2, 0xB, p), |p| st(3, 0xC, p));
     assert_eq!(
@@ -232,15 +230,7 @@ fn s29_rotation_with_three_streams() {
 fn s29_rotation_with_four_streams() {
     // n = 4, start p % 5: pass 0 A B C D; pass 1 B C D (Q) A; pass 2 C D (Q)
     // A B, each HALTing (two EVENTs done).
-    let s = all_in_pass_0(
-        budget_1(),
-        &[
-            events_then_halt(1, 0xA, 2),
-            events_then_halt(2, 0xB, 2),
-            events_then_halt(3, 0xC, 2),
-            events_then_halt(4, 0xD, 2),
-        ],
-    );
+    let s = all_in_pass_0(budget_1(), &lettered(4, 2));
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
