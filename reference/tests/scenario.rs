@@ -167,6 +167,16 @@ fn submit_then_mod_by_zero(req: u32) -> Vec<u8> {
     })
 }
 
+/// The EVENT r15 of `lettered` streams, pass by pass: in pass p one by
+/// each stream of `passes[p]` (by k), in that order.
+fn posted(passes: &[&[u32]]) -> Vec<Event> {
+    let mut out = Vec::new();
+    for (p, ks) in passes.iter().enumerate() {
+        out.extend(ks.iter().map(|&k| st(k, 0x9 + k, p as u64)));
+    }
+    out
+}
+
 #[test]
 fn s29_rotation_with_two_streams() {
     // Budget 1: one micro-op per turn. n = 2, submitters A, B, queue; pass p
@@ -176,16 +186,11 @@ fn s29_rotation_with_two_streams() {
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
-        vec![
-            st(1, 0xA, 0),
-            st(2, 0xB, 0),
-            st(2, 0xB, 1),
-            st(1, 0xA, 1),
-            st(1, 0xA, 2),
-            st(2, 0xB, 2),
-            end(1, 0, 3),
-            end(2, 0, 3),
+        [
+            posted(&[&[1, 2], &[2, 1], &[1, 2]]),
+            vec![end(1, 0, 3), end(2, 0, 3)],
         ]
+        .concat()
     );
     assert_eq!((r.passes, r.stopped), (4, false));
     assert_eq!(r.host, vec![started(0, 0), started(0, 1)]);
@@ -202,26 +207,13 @@ fn s29_rotation_with_three_streams() {
     // pass 3 (Q) A B C; pass 4 A B C halt.
     let s = all_in_pass_0(budget_1(), &lettered(3, 4));
     let r = simulate_scenario(&s);
-    let (a, b, c) = (|p| st(1, 0xA, p), |p| st(2, 0xB, p), |p| st(3, 0xC, p));
     assert_eq!(
         r.events,
-        vec![
-            a(0),
-            b(0),
-            c(0),
-            b(1),
-            c(1),
-            a(1),
-            c(2),
-            a(2),
-            b(2),
-            a(3),
-            b(3),
-            c(3),
-            end(1, 0, 4),
-            end(2, 0, 4),
-            end(3, 0, 4),
+        [
+            posted(&[&[1, 2, 3], &[2, 3, 1], &[3, 1, 2], &[1, 2, 3]]),
+            vec![end(1, 0, 4), end(2, 0, 4), end(3, 0, 4)],
         ]
+        .concat()
     );
     assert_eq!(r.passes, 5);
 }
@@ -234,20 +226,11 @@ fn s29_rotation_with_four_streams() {
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
-        vec![
-            st(1, 0xA, 0),
-            st(2, 0xB, 0),
-            st(3, 0xC, 0),
-            st(4, 0xD, 0),
-            st(2, 0xB, 1),
-            st(3, 0xC, 1),
-            st(4, 0xD, 1),
-            st(1, 0xA, 1),
-            end(3, 0, 2),
-            end(4, 0, 2),
-            end(1, 0, 2),
-            end(2, 0, 2),
+        [
+            posted(&[&[1, 2, 3, 4], &[2, 3, 4, 1]]),
+            vec![end(3, 0, 2), end(4, 0, 2), end(1, 0, 2), end(2, 0, 2)],
         ]
+        .concat()
     );
 }
 
