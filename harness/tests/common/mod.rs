@@ -70,3 +70,26 @@ pub fn cases_from_env() -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000)
 }
+
+/// `SUBMIT t0; WAIT 0; TIME r; HALT r` (max_steps 10, seed 1, req 0), its
+/// one template `handler` on the fixed `group`: the stream halts with the
+/// time of the pass in which its command was acknowledged.
+pub fn submit_wait_time_halt(r: u8, handler: u8, group: (u16, u16)) -> Vec<u8> {
+    use kmst::ops::Opcode::{Halt, Submit, Time, Wait};
+    use kmst_harness::fuzzing::{op, template, upload};
+    let ops = vec![
+        op(Submit, 0, 0, 0, 0),
+        op(Wait, 0, 0, 0, 0),
+        op(Time, r, 0, 0, 0),
+        op(Halt, r, 0, 0, 0),
+    ];
+    upload(
+        10,
+        0,
+        1,
+        0,
+        ops,
+        vec![template(handler, 0, group, &[], &[])],
+    )
+    .encode()
+}
