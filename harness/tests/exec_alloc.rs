@@ -53,6 +53,15 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// How many allocations this thread makes in `f`.
+fn allocations_in(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.load(Ordering::SeqCst)
+}
+
 // One test function only, so that no other test allocates while counting.
 #[test]
 fn the_pass_loop_does_not_allocate() {
@@ -63,11 +72,7 @@ fn the_pass_loop_does_not_allocate() {
         m.reserve(1000, 1);
         // The compiled tier compiles here, before the run.
         m.prepare::<NoObserver>(dispatch);
-        ALLOCATIONS.store(0, Ordering::SeqCst);
-        COUNTING.with(|c| c.set(true));
-        m.run(dispatch, &mut NoObserver);
-        COUNTING.with(|c| c.set(false));
-        let counted = ALLOCATIONS.load(Ordering::SeqCst);
+        let counted = allocations_in(|| m.run(dispatch, &mut NoObserver));
         let r = m.into_result();
         // The run is the whole example: every job submitted, then HALT.
         assert_eq!(r.status, Status::Ended);
@@ -128,11 +133,7 @@ fn the_pass_loop_does_not_allocate() {
         m.reserve(2002, 3);
         // The compiled tier compiles here, before the run.
         m.prepare::<NoObserver>(dispatch);
-        ALLOCATIONS.store(0, Ordering::SeqCst);
-        COUNTING.with(|c| c.set(true));
-        m.run(dispatch, &mut NoObserver);
-        COUNTING.with(|c| c.set(false));
-        let counted = ALLOCATIONS.load(Ordering::SeqCst);
+        let counted = allocations_in(|| m.run(dispatch, &mut NoObserver));
         let r = m.into_scenario_result();
         assert_eq!(r.streams.len(), 2);
         assert!(r.streams.iter().all(|s| s.status == Status::Ended));
@@ -145,9 +146,5 @@ fn the_pass_loop_does_not_allocate() {
     }
     // The counter does count: a run without the reserve grows the vectors.
     let mut m = Machine::new(&data, &params);
-    ALLOCATIONS.store(0, Ordering::SeqCst);
-    COUNTING.with(|c| c.set(true));
-    m.run(Dispatch::Tail, &mut NoObserver);
-    COUNTING.with(|c| c.set(false));
-    assert!(ALLOCATIONS.load(Ordering::SeqCst) > 0);
+    assert!(allocations_in(|| m.run(Dispatch::Tail, &mut NoObserver)) > 0);
 }

@@ -1,6 +1,8 @@
 //! The Observer hooks, on a run worked out by hand, and their totals on the
 //! 1,000-job example.
 
+mod common;
+
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed};
 use kmst::ops::Opcode::*;
 use kmst_harness::fuzzing::{job_example, op, template, upload};
@@ -45,13 +47,7 @@ fn hooks_of_a_submit_wait_halt_run() {
     // the ack) and skipped; in pass 3 WAIT goes on, TIME, HALT (status r0 = 3 *
     // 1000 = 3000). Turns: pass 0 ran 1 (SUBMIT) and waits at pc 1; pass 1 ran 0
     // and waits; pass 3 ran 3 (WAIT, TIME, HALT).
-    let ops = vec![
-        op(Submit, 0, 0, 0, 0),
-        op(Wait, 0, 0, 0, 0),
-        op(Time, 0, 0, 0, 0),
-        op(Halt, 0, 0, 0, 0),
-    ];
-    let data = upload(10, 0, 1, 0, ops, vec![template(9, 0, (0, 4), &[], &[])]).encode();
+    let data = common::submit_wait_time_halt(0, 9, (0, 4));
     let params = Params {
         delay: Delay::Fixed(2),
         ..Params::default()

@@ -4,9 +4,11 @@
 //! `simulate` and its whole kernel running the one-RUN scenario, which it
 //! keeps apart on purpose (docs/semantics.md, P10).
 
+mod common;
+
 use kmst::exec::{Dispatch, simulate};
 use kmst_harness::answers::run_difference;
-use kmst_harness::fuzzing::{any_case_from_seed, case_from_seed};
+use kmst_harness::fuzzing::{Case, any_case_from_seed, case_from_seed};
 use kmst_reference::{Params, Scenario, SimResult, simulate_scenario};
 
 /// The first difference between two answers, for the failure message.
@@ -15,6 +17,25 @@ fn first_difference(want: &SimResult, got: &SimResult) -> String {
 }
 
 const CASES: u64 = 2_000;
+
+/// The reference answer of `case`, after asserting that every dispatch
+/// variant gives it; a failure names the seed, the variant, the first
+/// difference, the parameters, the check's answer and what `more` adds.
+fn every_variant_agrees(seed: u64, case: &Case, more: impl Fn() -> String) -> SimResult {
+    let want = kmst_reference::simulate(&case.upload, &case.params);
+    for &d in Dispatch::ALL {
+        let got = simulate(&case.upload, &case.params, d);
+        assert!(
+            got == want,
+            "seed {seed}, {d}: {}\nparams {:?}\ncheck {:?}{}",
+            first_difference(&want, &got),
+            case.params,
+            want.check,
+            more()
+        );
+    }
+    want
+}
 
 /// S35 on one case: the reference model's kernel, running the one-RUN
 /// scenario of `upload` and `params`, gives the one-stream answer `want`.
@@ -39,17 +60,12 @@ fn every_variant_agrees_with_the_reference() {
     let mut s35 = 0;
     for seed in 0..CASES {
         let case = case_from_seed(seed);
-        let want = kmst_reference::simulate(&case.upload, &case.params);
-        for &d in Dispatch::ALL {
-            let got = simulate(&case.upload, &case.params, d);
-            assert!(
-                got == want,
-                "seed {seed}, {d}: {}\nparams {:?}\nupload {:?}",
-                first_difference(&want, &got),
-                case.params,
+        let want = every_variant_agrees(seed, &case, || {
+            format!(
+                "\nupload {:?}",
                 kmst::format::Upload::read_checked(&case.upload)
-            );
-        }
+            )
+        });
         ended += usize::from(want.status == kmst_reference::Status::Ended);
         commands += want.commands.len();
         s35 += usize::from(s35_holds(seed, &case.upload, &case.params, &want).is_some());
@@ -66,17 +82,7 @@ fn faulty_uploads_and_out_of_range_params_agree_too() {
     let mut s35 = 0;
     for seed in 0..CASES / 2 {
         let case = any_case_from_seed(seed);
-        let want = kmst_reference::simulate(&case.upload, &case.params);
-        for &d in Dispatch::ALL {
-            let got = simulate(&case.upload, &case.params, d);
-            assert!(
-                got == want,
-                "seed {seed}, {d}: {}\nparams {:?}\ncheck {:?}",
-                first_difference(&want, &got),
-                case.params,
-                want.check
-            );
-        }
+        let want = every_variant_agrees(seed, &case, String::new);
         rejected += usize::from(want.check.is_some());
         s35 += usize::from(s35_holds(seed, &case.upload, &case.params, &want).is_some());
     }
@@ -149,25 +155,13 @@ fn the_generator_reaches_every_runtime_outcome() {
 #[test]
 #[ignore]
 fn many_more_cases() {
-    let n: u64 = std::env::var("KMST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
+    let n = common::cases_from_env();
     for seed in 0..n {
         for case in [
             case_from_seed(seed + 1_000_000),
             any_case_from_seed(seed + 1_000_000),
         ] {
-            let want = kmst_reference::simulate(&case.upload, &case.params);
-            for &d in Dispatch::ALL {
-                let got = simulate(&case.upload, &case.params, d);
-                assert!(
-                    got == want,
-                    "seed {seed}, {d}: {}\nparams {:?}",
-                    first_difference(&want, &got),
-                    case.params
-                );
-            }
+            every_variant_agrees(seed, &case, String::new);
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Every fast variant runs generated kernel scenarios (several streams, RUN
 //! rejections, host commands, S26..S36) exactly as the reference model does.
 
+mod common;
+
 use kmst::exec::{Dispatch, simulate_scenario};
 use kmst_harness::fuzzing::scenario::scenario_from_seed;
 use kmst_reference::{Outcome, Reason, Status};
@@ -79,10 +81,7 @@ fn every_variant_agrees_with_the_reference_on_scenarios() {
 #[test]
 #[ignore]
 fn many_more_scenarios() {
-    let n: u64 = std::env::var("KMST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
+    let n = common::cases_from_env();
     for seed in CASES..CASES + n {
         let scenario = scenario_from_seed(seed);
         let want = kmst_reference::simulate_scenario(&scenario);

@@ -1,6 +1,8 @@
 //! Hand-made scenarios run on every fast dispatch variant, with the answers
 //! worked out by hand from docs/spec.md and the rulings S11..S22.
 
+mod common;
+
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::{MicroOp, flags};
 use kmst::ops::Opcode::*;
@@ -189,13 +191,7 @@ fn a_long_delay_is_skipped_exactly() {
     // pass 999,999 (S12); the default deadline 1,000,000 would be late only in
     // pass 1,000,000. WAIT goes on and HALT ends in pass 999,999 (the last
     // pass below max_passes 1,000,000); TIME there is 999,999 * 1000 mod 2^32.
-    let ops = vec![
-        op(Submit, 0, 0, 0, 0),
-        op(Wait, 0, 0, 0, 0),
-        op(Time, 1, 0, 0, 0),
-        op(Halt, 1, 0, 0, 0),
-    ];
-    let data = upload(10, 0, 1, 0, ops, vec![template(1, 0, (3, 1), &[], &[])]).encode();
+    let data = common::submit_wait_time_halt(1, 1, (3, 1));
     let params = Params {
         delay: Delay::Fixed(999_998),
         ..Params::default()

@@ -4,7 +4,10 @@
 //! measure properly (docs/performance.md, "The machine and the method"), and
 //! no figure of a document comes from these timed tests.
 
-use std::time::{Duration, Instant};
+mod common;
+
+use common::best_of;
+use std::time::Duration;
 
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::Upload;
@@ -45,17 +48,6 @@ fn budgets() -> Vec<u32> {
         Ok(b) => vec![b.parse().expect("a budget")],
         Err(_) => vec![64, u32::MAX],
     }
-}
-
-fn best_of<F: FnMut()>(n: usize, mut f: F) -> Duration {
-    (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
 }
 
 #[test]

@@ -7,23 +7,15 @@
 //! the first two must be within noise of each other (NoObserver's hooks are
 //! empty and `ENABLED = false`, so they compile away).
 
-use std::time::{Duration, Instant};
+mod common;
+
+use common::best_of;
+use std::time::Duration;
 
 use kmst::asm::assemble;
 use kmst::exec::{Dispatch, NoObserver, simulate, simulate_observed};
 use kmst_harness::profile::ProfileObserver;
 use kmst_reference::{Delay, Params};
-
-fn best_of<F: FnMut()>(n: usize, mut f: F) -> Duration {
-    (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
 
 /// An arithmetic loop of 5 micro-ops a round, 2,000,000 rounds.
 const ALU: &str = "

@@ -1,18 +1,12 @@
 //! `kmst_harness::profile::pairs`: adjacent micro-ops executed within one
 //! turn of one stream, counted by hand on small streams.
 
+mod common;
+
+use common::{LOOP, two_streams};
 use kmst::exec::Dispatch;
 use kmst_harness::profile::pairs::{self, Counts, PairReport};
-use kmst_reference::{HostCommand, Params, Scenario};
-
-/// `set; (addi; jlt) x 100; halt`: 202 micro-ops.
-const LOOP: &str = "
-.stream max_steps=100000 seed=1
-        set r1, 100
-top:    addi r0, r0, 1
-        jlt r0, r1, top
-        halt r2
-";
+use kmst_reference::Params;
 
 fn loop_counts(budget: u32, d: Dispatch) -> Counts {
     let upload = kmst::asm::assemble(LOOP).unwrap();
@@ -85,45 +79,10 @@ fn streams_of_a_scenario_do_not_chain_into_each_other() {
     // submit->set is no pair (two turns). Stream 0's later turn: wait, halt.
     // Pairs: submit->submit 1, wait->halt 1, set->addi 1, addi->jlt 3,
     // jlt->addi 2, jlt->halt 1 = 9. Triples: stream 1's 6.
-    let a = kmst::asm::assemble(
-        ".stream max_steps=1000 seed=1 req=1
-                submit handler=1, group=(0, 1)
-                submit handler=1, group=(1, 1)
-                wait 0
-                halt r0",
-    )
-    .unwrap();
-    let b = kmst::asm::assemble(
-        ".stream max_steps=1000 seed=1 req=2
-                set r1, 3
-        top:    addi r0, r0, 1
-                jlt r0, r1, top
-                halt r0",
-    )
-    .unwrap();
-    let (la, lb) = (a.len() as u32, b.len() as u32);
-    let mut s = Scenario::new(Params {
+    let s = two_streams(Params {
         delay: kmst::Delay::Fixed(5),
         ..Params::default()
-    })
-    .unwrap();
-    s.place(0, a).unwrap().place(1024, b).unwrap();
-    s.push(
-        0,
-        HostCommand::Run {
-            offset: 0,
-            length: la,
-        },
-    )
-    .unwrap();
-    s.push(
-        0,
-        HostCommand::Run {
-            offset: 1024,
-            length: lb,
-        },
-    )
-    .unwrap();
+    });
     for &d in Dispatch::ALL {
         let c = pairs::count_scenario(&s, d);
         assert_eq!(c.ops, 12);

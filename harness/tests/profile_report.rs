@@ -7,6 +7,9 @@
 //! micro-ops, so `taken + skipped` and `zero_op + skipped` are fixed by the
 //! spec whatever the kernel skips.
 
+mod common;
+
+use common::LOOP;
 use kmst::asm::assemble;
 use kmst::exec::{Dispatch, simulate};
 use kmst_harness::profile::{Profile, profile, sweep};
@@ -50,15 +53,6 @@ fn histogram(p: &Profile) -> Vec<(u32, u64)> {
         .map(|r| (r.ops, r.turns))
         .collect()
 }
-
-/// A loop of 2 micro-ops run N = 100 times: 1 SET + 200 + HALT = 202 steps.
-const LOOP: &str = "
-.stream max_steps=100000 seed=1
-        set r1, 100
-top:    addi r0, r0, 1
-        jlt r0, r1, top
-        halt r2
-";
 
 #[test]
 fn a_loop_takes_ceil_steps_over_budget_turns() {

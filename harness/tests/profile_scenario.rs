@@ -23,56 +23,21 @@
 //! it: 0 busy, the run ends (S35). 13 passes in all; `passes` = stream 0's
 //! end event in pass 6, + 1 = 7.
 
+mod common;
+
 use kmst::exec::Dispatch;
 use kmst_harness::profile::scenario::{self, ScenarioProfile};
 use kmst_harness::profile::trace;
 use kmst_reference::{HostCommand, Params, Scenario};
 use serde_json::Value;
 
-const A: &str = "
-.stream max_steps=1000 seed=1 req=1
-        submit handler=1, group=(0, 1)
-        submit handler=1, group=(1, 1)
-        wait 0
-        halt r0
-";
-
-const B: &str = "
-.stream max_steps=1000 seed=1 req=2
-        set r1, 3
-top:    addi r0, r0, 1
-        jlt r0, r1, top
-        halt r0
-";
-
 fn two_streams(budget: u32) -> Scenario {
-    let a = kmst::asm::assemble(A).unwrap();
-    let b = kmst::asm::assemble(B).unwrap();
-    let (la, lb) = (a.len() as u32, b.len() as u32);
-    let mut s = Scenario::new(Params {
+    let mut s = common::two_streams(Params {
         delay: kmst::Delay::Fixed(5),
         core_count: 4,
         turn_budget: budget,
         ..Params::default()
-    })
-    .unwrap();
-    s.place(0, a).unwrap().place(1024, b).unwrap();
-    s.push(
-        0,
-        HostCommand::Run {
-            offset: 0,
-            length: la,
-        },
-    )
-    .unwrap();
-    s.push(
-        0,
-        HostCommand::Run {
-            offset: 1024,
-            length: lb,
-        },
-    )
-    .unwrap();
+    });
     s.push(
         1,
         HostCommand::Enqueue {

@@ -35,12 +35,17 @@ fn events(v: &Value) -> &Vec<Value> {
         .expect("traceEvents is an array")
 }
 
+/// The default parameters with this delay.
+fn delay(delay: Delay) -> Params {
+    Params {
+        delay,
+        ..Params::default()
+    }
+}
+
 #[test]
 fn every_event_has_the_trace_event_fields() {
-    let params = Params {
-        delay: Delay::Fixed(2),
-        ..Params::default()
-    };
+    let params = delay(Delay::Fixed(2));
     let (_, v) = trace_of(SEVENTEEN, &params);
     let evs = events(&v);
     assert!(!evs.is_empty());
@@ -59,10 +64,7 @@ fn every_event_has_the_trace_event_fields() {
 
 #[test]
 fn slot_slices_match_the_commands() {
-    let params = Params {
-        delay: Delay::Fixed(2),
-        ..Params::default()
-    };
+    let params = delay(Delay::Fixed(2));
     let (run, v) = trace_of(SEVENTEEN, &params);
     let slices: Vec<&Value> = events(&v)
         .iter()
@@ -104,10 +106,7 @@ fn turn_slices_are_sized_by_micro_ops() {
     // Budget 64: pass 0 runs 49 micro-ops then waits for a slot: a slice
     // of 49/64 of a pass named wait-slots; pass 3 runs 3 and waits (WAIT);
     // pass 6 runs 2 and halts.
-    let params = Params {
-        delay: Delay::Fixed(2),
-        ..Params::default()
-    };
+    let params = delay(Delay::Fixed(2));
     let (_, v) = trace_of(SEVENTEEN, &params);
     let turns: Vec<(u64, f64, String)> = events(&v)
         .iter()

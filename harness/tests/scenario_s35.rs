@@ -4,10 +4,15 @@
 //! pass 0, and `cancel(req)` in pass c for a `cancel_pass` c) run by
 //! `simulate_scenario`.
 
+// The comparison of one stream, shared with the reference model's replay.
+#[path = "../../reference/tests/common/s35.rs"]
+mod s35;
+
 use std::path::PathBuf;
 
 use kmst_harness::corpus;
-use kmst_reference::{Scenario, simulate, simulate_scenario};
+use kmst_reference::simulate;
+use s35::one_run_answer;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/streams")
@@ -26,17 +31,9 @@ fn every_corpus_stream_is_its_one_run_scenario() {
         if upload.len() as u64 > params.region_size {
             continue;
         }
-        let scenario = match Scenario::one_run(&upload, &params) {
-            Ok(s) => s,
-            Err(e) => {
-                failures.push(format!("{name}: {e}"));
-                continue;
-            }
-        };
         compared += 1;
-        let want = simulate(&upload, &params);
-        if let Some(d) = simulate_scenario(&scenario).s35_difference(&want) {
-            failures.push(format!("{name}: {d}"));
+        if let Err(e) = one_run_answer(&upload, &params, &simulate(&upload, &params)) {
+            failures.push(format!("{name}: {e}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -1,8 +1,11 @@
 //! The `.kms` syntax of docs/asm.md: each form, each error with line and column.
 
+mod common;
+
+use common::JOB_EXAMPLE_HEADER;
 use kmst::asm::{AsmError, assemble, disassemble, format_op};
 use kmst::check::{Reason, StreamError, check};
-use kmst::format::{MicroOp, Upload};
+use kmst::format::{Header, MicroOp, Upload};
 use kmst::ops::Opcode;
 
 fn upload(text: &str) -> Upload {
@@ -12,6 +15,14 @@ fn upload(text: &str) -> Upload {
 
 fn error(text: &str) -> String {
     assemble(text).unwrap_err().to_string()
+}
+
+/// Each `(text, message)`: `head` and then `text` is refused with that
+/// message.
+fn assert_errors(head: &str, cases: &[(&str, &str)]) {
+    for (text, want) in cases {
+        assert_eq!(error(&format!("{head}{text}")), *want, "{text:?}");
+    }
 }
 
 fn rejected(text: &str) -> StreamError {
@@ -42,15 +53,7 @@ top:    rand r1
 ",
     );
     assert_eq!(u.ops.len(), 12);
-    assert_eq!(
-        (
-            u.header.deadline_us,
-            u.header.max_steps,
-            u.header.seed,
-            u.header.req
-        ),
-        (200_000, 100_000, 1, 1)
-    );
+    assert_eq!(u.header, JOB_EXAMPLE_HEADER);
     assert_eq!(u.ops[9], MicroOp::new(Opcode::Jlt, 0, 4, 0, 4));
     assert_eq!(u.ops[7], MicroOp::new(Opcode::Enqueue, 1, 0, 0, 0));
     assert_eq!(u.templates[0].command.args[1], 77);
@@ -61,34 +64,36 @@ top:    rand r1
 fn header_defaults_and_hex() {
     let u = upload(".stream max_steps=0x10 seed=7\nhalt r0\n");
     assert_eq!(
-        (
-            u.header.max_steps,
-            u.header.seed,
-            u.header.req,
-            u.header.deadline_us
-        ),
-        (16, 7, 0, 0)
+        u.header,
+        Header {
+            max_steps: 16,
+            deadline_us: 0,
+            req: 0,
+            seed: 7,
+        }
     );
-    assert_eq!(
-        error("halt r0\n"),
-        "line 1, column 1: a micro-op before `.stream`"
-    );
-    assert_eq!(
-        error(".stream seed=1\nhalt r0\n"),
-        "line 1, column 1: `.stream` needs `max_steps=`"
-    );
-    assert_eq!(
-        error(".stream max_steps=1 seed=1\n.stream max_steps=1 seed=1\n"),
-        "line 2, column 1: `.stream` given twice"
-    );
-    assert_eq!(error(""), "line 1, column 1: no `.stream` line");
-    assert_eq!(
-        error(".stream max_steps=1 seed=1 colour=2\n"),
-        "line 1, column 28: unknown key `colour` (expected one of max_steps, deadline_us, req, seed, magic, version, op_count, command_count)"
-    );
-    assert_eq!(
-        error(".stream max_steps=4294967296 seed=1\n"),
-        "line 1, column 19: max_steps 4294967296 is out of range 0..=4294967295"
+    assert_errors(
+        "",
+        &[
+            ("halt r0\n", "line 1, column 1: a micro-op before `.stream`"),
+            (
+                ".stream seed=1\nhalt r0\n",
+                "line 1, column 1: `.stream` needs `max_steps=`",
+            ),
+            (
+                ".stream max_steps=1 seed=1\n.stream max_steps=1 seed=1\n",
+                "line 2, column 1: `.stream` given twice",
+            ),
+            ("", "line 1, column 1: no `.stream` line"),
+            (
+                ".stream max_steps=1 seed=1 colour=2\n",
+                "line 1, column 28: unknown key `colour` (expected one of max_steps, deadline_us, req, seed, magic, version, op_count, command_count)",
+            ),
+            (
+                ".stream max_steps=4294967296 seed=1\n",
+                "line 1, column 19: max_steps 4294967296 is out of range 0..=4294967295",
+            ),
+        ],
     );
 }
 
@@ -99,21 +104,23 @@ fn registers_and_the_documented_error() {
         error(".stream max_steps=1 seed=1\nset r1, 0\nmov r1, r16\n"),
         "line 3, column 9: unknown register r16"
     );
-    assert_eq!(
-        error(&format!("{HEAD}add r1, r2\n")),
-        "line 2, column 11: expected `,`, found the end of the line"
-    );
-    assert_eq!(
-        error(&format!("{HEAD}add r1, r2, 5\n")),
-        "line 2, column 13: expected a register, found `5`"
-    );
-    assert_eq!(
-        error(&format!("{HEAD}frob r1\n")),
-        "line 2, column 1: unknown micro-op `frob`"
-    );
-    assert_eq!(
-        error(&format!("{HEAD}halt r1 r2\n")),
-        "line 2, column 9: expected the end of the line, found `r2`"
+    assert_errors(
+        HEAD,
+        &[
+            (
+                "add r1, r2\n",
+                "line 2, column 11: expected `,`, found the end of the line",
+            ),
+            (
+                "add r1, r2, 5\n",
+                "line 2, column 13: expected a register, found `5`",
+            ),
+            ("frob r1\n", "line 2, column 1: unknown micro-op `frob`"),
+            (
+                "halt r1 r2\n",
+                "line 2, column 9: expected the end of the line, found `r2`",
+            ),
+        ],
     );
 }
 
@@ -158,13 +165,15 @@ fn labels_and_targets() {
             pc: 0
         })
     );
-    assert_eq!(
-        error(&format!("{HEAD}jmp nowhere\n")),
-        "line 2, column 5: unknown label `nowhere`"
-    );
-    assert_eq!(
-        error(&format!("{HEAD}x: halt r0\nx: halt r0\n")),
-        "line 3, column 1: label `x` is defined twice"
+    assert_errors(
+        HEAD,
+        &[
+            ("jmp nowhere\n", "line 2, column 5: unknown label `nowhere`"),
+            (
+                "x: halt r0\nx: halt r0\n",
+                "line 3, column 1: label `x` is defined twice",
+            ),
+        ],
     );
 }
 
@@ -209,17 +218,22 @@ fn inline_templates() {
     );
     assert_eq!(t.patch_count, 0);
     assert_eq!(u.ops[2], MicroOp::new(Opcode::Enqueue, 1, 0, 0, 2));
-    assert_eq!(
-        error(&format!("{HEAD}submit group=(0, 1)\n")),
-        "line 2, column 8: the template needs `handler=`"
-    );
-    assert_eq!(
-        error(&format!("{HEAD}submit handler=240\n")),
-        "line 2, column 16: handler 240 is out of range 1..=239"
-    );
-    assert_eq!(
-        error(&format!("{HEAD}submit handler=1, group=(0, 65536)\n")),
-        "line 2, column 29: group count 65536 is out of range 0..=65535"
+    assert_errors(
+        HEAD,
+        &[
+            (
+                "submit group=(0, 1)\n",
+                "line 2, column 8: the template needs `handler=`",
+            ),
+            (
+                "submit handler=240\n",
+                "line 2, column 16: handler 240 is out of range 1..=239",
+            ),
+            (
+                "submit handler=1, group=(0, 65536)\n",
+                "line 2, column 29: group count 65536 is out of range 0..=65535",
+            ),
+        ],
     );
     assert_eq!(
         error(&format!(

@@ -1,5 +1,8 @@
 //! The spec's 1000-job example (docs/spec.md "The builder"), S7..S9 by hand.
 
+mod common;
+
+use common::JOB_EXAMPLE_HEADER;
 use kmst::asm::{assemble, disassemble};
 use kmst::builder::{Operand, Stream};
 use kmst::check::check;
@@ -75,15 +78,7 @@ fn the_micro_op_list_by_hand() {
     t.patch_arg[0] = 0;
     t.patch_reg[0] = 0;
     assert_eq!(u.templates, vec![t]);
-    assert_eq!(
-        (
-            u.header.deadline_us,
-            u.header.max_steps,
-            u.header.seed,
-            u.header.req
-        ),
-        (200_000, 100_000, 1, 1)
-    );
+    assert_eq!(u.header, JOB_EXAMPLE_HEADER);
 }
 
 #[test]

@@ -497,40 +497,43 @@ fn run(
     (e.map(|e| e.reason), req)
 }
 
+/// `data` RUN with nothing active, each `(offset, region, reason, req)`:
+/// the fault's reason (`None` when it fits) and the req the answer names.
+fn runs(c: &Checker, data: &[u8], cases: &[(u64, u64, Option<Reason>, u32)]) {
+    for &(offset, region, reason, req) in cases {
+        assert_eq!(
+            run(c, data, offset, region, &[], &[]),
+            (reason, req),
+            "offset {offset}, region {region}"
+        );
+    }
+}
+
 fn check_run_offset_and_range(c: &Checker) {
     let data = upload(&[OK_HALT], &[]); // 128 bytes, req 7
-    assert_eq!(run(c, &data, 0, 128, &[], &[]), (None, 7));
-    assert_eq!(run(c, &data, 64, 192, &[], &[]), (None, 7));
-    // offset not a multiple of 64; the header is still inside (1 + 64 <= 1000) -> req 7.
-    assert_eq!(
-        run(c, &data, 1, 1000, &[], &[]),
-        (Some(Reason::BadHeader), 7)
-    );
-    // range does not fit: 64 + 128 > 128; header 64..128 is inside -> req 7.
-    assert_eq!(
-        run(c, &data, 64, 128, &[], &[]),
-        (Some(Reason::BadHeader), 7)
-    );
-    // offset past the region: header not inside -> req 0.
-    assert_eq!(
-        run(c, &data, 256, 128, &[], &[]),
-        (Some(Reason::BadHeader), 0)
-    );
-    // no-wrap form: offset near u64::MAX must not wrap into "inside".
     let top = u64::MAX - 63; // a multiple of 64
-    assert_eq!(
-        run(c, &data, top, u64::MAX, &[], &[]),
-        (Some(Reason::BadHeader), 0)
-    );
-    // region u64::MAX with offset 0 fits.
-    assert_eq!(run(c, &data, 0, u64::MAX, &[], &[]), (None, 7));
-    // S6: a range that ends exactly at the region's end fits.
     let len = data.len() as u64;
-    assert_eq!(run(c, &data, 128, 128 + len, &[], &[]), (None, 7));
-    // An offset at the region's end: no room even for the header (req 0, S3).
-    assert_eq!(
-        run(c, &data, 128 + len, 128 + len, &[], &[]),
-        (Some(Reason::BadHeader), 0)
+    runs(
+        c,
+        &data,
+        &[
+            (0, 128, None, 7),
+            (64, 192, None, 7),
+            // offset not a multiple of 64; the header is still inside (1 + 64 <= 1000) -> req 7.
+            (1, 1000, Some(Reason::BadHeader), 7),
+            // range does not fit: 64 + 128 > 128; header 64..128 is inside -> req 7.
+            (64, 128, Some(Reason::BadHeader), 7),
+            // offset past the region: header not inside -> req 0.
+            (256, 128, Some(Reason::BadHeader), 0),
+            // no-wrap form: offset near u64::MAX must not wrap into "inside".
+            (top, u64::MAX, Some(Reason::BadHeader), 0),
+            // region u64::MAX with offset 0 fits.
+            (0, u64::MAX, None, 7),
+            // S6: a range that ends exactly at the region's end fits.
+            (128, 128 + len, None, 7),
+            // An offset at the region's end: no room even for the header (req 0, S3).
+            (128 + len, 128 + len, Some(Reason::BadHeader), 0),
+        ],
     );
 }
 
@@ -541,15 +544,15 @@ fn check_run_req_per_s3(c: &Checker) {
         run(c, &data[..32], 0, 1000, &[], &[]),
         (Some(Reason::BadHeader), 0)
     );
-    // offset + 64 == region_size: header inside -> req 7 even though the range fails.
-    assert_eq!(
-        run(c, &data, 64, 128, &[], &[]),
-        (Some(Reason::BadHeader), 7)
-    );
-    // offset + 64 == region_size + 64 ... offset 128, region 128: header not inside.
-    assert_eq!(
-        run(c, &data, 128, 128, &[], &[]),
-        (Some(Reason::BadHeader), 0)
+    runs(
+        c,
+        &data,
+        &[
+            // offset + 64 == region_size: header inside -> req 7 even though the range fails.
+            (64, 128, Some(Reason::BadHeader), 7),
+            // offset + 64 == region_size + 64 ... offset 128, region 128: header not inside.
+            (128, 128, Some(Reason::BadHeader), 0),
+        ],
     );
     // A check fault (unknown opcode) keeps the header's req.
     let bad = upload(&[[0, 0, 0, 0, 0]], &[]);

@@ -3,51 +3,32 @@
 //! the comment beside it; each scenario runs on the reference model and on
 //! every fast dispatch variant, which must agree.
 
+// The expected answer's pieces, shared with the reference model's tests.
+#[path = "../../reference/tests/common/answers.rs"]
+mod answers;
+
 use std::path::PathBuf;
+
+use answers::{ev, rejected, se, started, taken};
 
 use kmst::builder::{BuildError, Reg, Stream};
 use kmst::scenario::{Placed, ScenarioBuildError, ScenarioBuilder, read_file};
 use kmst::{Dispatch, exec};
 use kmst_reference::result::kind;
 use kmst_reference::{
-    Entry, Event, HostCommand, HostOutcome, Outcome, Params, Problem, Reason, Scenario,
-    ScenarioError, ScenarioResult, Status, StreamError, simulate_scenario,
+    Entry, HostCommand, Params, Problem, Reason, Scenario, ScenarioError, ScenarioResult, Status,
+    simulate_scenario,
 };
-
-fn ev(kind: u8, req: u32, auxiliary: u32, pass_index: u64) -> Event {
-    Event {
-        kind,
-        req,
-        auxiliary,
-        pass_index,
-    }
-}
-
-fn taken(pass: u64) -> HostOutcome {
-    HostOutcome {
-        pass: Some(pass),
-        outcome: Outcome::Taken,
-        stream: None,
-    }
-}
-
-fn started(pass: u64, stream: usize) -> HostOutcome {
-    HostOutcome {
-        stream: Some(stream),
-        ..taken(pass)
-    }
-}
-
-fn rejected(pass: u64, reason: Reason) -> HostOutcome {
-    HostOutcome {
-        pass: Some(pass),
-        outcome: Outcome::Rejected(reason),
-        stream: None,
-    }
-}
 
 fn scenario_error(entry: Entry, field: &str, problem: Problem) -> ScenarioBuildError {
     ScenarioBuildError::Scenario(ScenarioError::new(entry, field, problem))
+}
+
+/// A builder on the default parameters but what `f` sets.
+fn builder(f: impl FnOnce(&mut Params)) -> ScenarioBuilder {
+    let mut p = Params::default();
+    f(&mut p);
+    ScenarioBuilder::new(p).unwrap()
 }
 
 /// The reference answer, after checking that every fast variant gives it too.
@@ -84,11 +65,7 @@ fn two_placed_streams_rotate() {
     // starts at p % 3. Pass 0: A SET, B SET, (Q). Pass 1: B EVENT, (Q), A EVENT.
     // Pass 2: (Q), A EVENT, B EVENT. Pass 3: A HALT, B HALT. EVENT r15 posts
     // the seed (r15 starts as the seed, S11): 0xA for A, 0xB for B.
-    let mut b = ScenarioBuilder::new(Params {
-        turn_budget: 1,
-        ..Params::default()
-    })
-    .unwrap();
+    let mut b = builder(|p| p.turn_budget = 1);
     let a = b.place_stream(0, &two_events_then_halt(1, 0xA)).unwrap();
     let bb = b.place_stream(1024, &two_events_then_halt(2, 0xB)).unwrap();
     assert_eq!(
@@ -197,10 +174,7 @@ fn a_fifth_run_and_cancels() {
             taken(2),
         ]
     );
-    let cancelled = Some(StreamError {
-        reason: Reason::Cancelled,
-        pc: 0,
-    });
+    let cancelled = se(Reason::Cancelled, 0);
     for (i, s) in r.streams.iter().enumerate() {
         assert_eq!(
             (s.req, s.offset, s.status, s.error, s.halt),
@@ -229,11 +203,7 @@ fn host_commands_alone() {
     // allocator's lowest first is 0, slot 0, sequence 1, flags 2 (S20).
     // Pass 5: submit on [8, 9) leaves a grid of 8: rejected (11). No event:
     // passes 0.
-    let mut b = ScenarioBuilder::new(Params {
-        core_count: 8,
-        ..Params::default()
-    })
-    .unwrap();
+    let mut b = builder(|p| p.core_count = 8);
     b.deadline(0, 0).unwrap().cancel(0, 7).unwrap();
     b.submit(0, 5, (0, 4), &[1, 2], false, false).unwrap();
     b.submit(0, 0, (0, 1), &[], false, false).unwrap();
@@ -319,11 +289,7 @@ fn the_builder_refuses_what_a_file_would() {
         .unwrap_err(),
         scenario_error(Entry::Params, "cancel_pass", Problem::CancelPass)
     );
-    let mut b = ScenarioBuilder::new(Params {
-        region_size: 4096,
-        ..Params::default()
-    })
-    .unwrap();
+    let mut b = builder(|p| p.region_size = 4096);
     b.place(1024, vec![1u8; 100]).unwrap();
     // S26: misaligned, outside the region, overlapping [1024, 1124).
     assert_eq!(
@@ -427,11 +393,7 @@ fn a_file_with_bin_and_kms_uploads() {
     );
     assert_eq!(s.uploads()[1].bytes, bin);
     // The same scenario as the builder's (two_placed_streams_rotate).
-    let mut b = ScenarioBuilder::new(Params {
-        turn_budget: 1,
-        ..Params::default()
-    })
-    .unwrap();
+    let mut b = builder(|p| p.turn_budget = 1);
     b.place_stream(0, &two_events_then_halt(1, 0xA)).unwrap();
     b.place_stream(1024, &two_events_then_halt(2, 0xB)).unwrap();
     b.run(0, 0).unwrap().run(0, 1024).unwrap();

@@ -12,6 +12,13 @@ fn err(reason: Reason, pc: u32) -> Result<(), StreamError> {
     Err(StreamError { reason, pc })
 }
 
+/// The check of the upload that `build` writes.
+fn checked(build: impl FnOnce(&mut Up) -> &mut Up) -> Result<(), StreamError> {
+    let mut u = Up::new();
+    build(&mut u);
+    check(&u.bytes(), REGION)
+}
+
 /// SET r0,0; HALT r0 with one good template: accepted.
 fn good() -> Up {
     let mut u = Up::new();
@@ -81,10 +88,8 @@ fn huge_counts_do_not_overflow() {
 #[test]
 fn unknown_opcodes_are_reason_2() {
     for op in [0u8, 11, 15, 21, 31, 34, 39, 42, 47, 50, 255] {
-        let mut u = Up::new();
-        u.set(0, 0).op(op, 0, 0, 0, 0).halt(0);
         assert_eq!(
-            check(&u.bytes(), REGION),
+            checked(|u| u.set(0, 0).op(op, 0, 0, 0, 0).halt(0)),
             err(Reason::UnknownOpcode, 1),
             "opcode {op}"
         );
@@ -94,23 +99,25 @@ fn unknown_opcodes_are_reason_2() {
 #[test]
 fn registers_in_used_fields_only_are_reason_4() {
     // SET reads a only: b = c = 200 are ignored, a = 16 is a fault.
-    let mut u = Up::new();
-    u.op(1, 0, 200, 200, 0).halt(0);
-    assert_eq!(check(&u.bytes(), REGION), Ok(()));
-    let mut u = Up::new();
-    u.op(1, 16, 0, 0, 0).halt(0);
-    assert_eq!(check(&u.bytes(), REGION), err(Reason::BadRegister, 0));
+    assert_eq!(checked(|u| u.op(1, 0, 200, 200, 0).halt(0)), Ok(()));
+    assert_eq!(
+        checked(|u| u.op(1, 16, 0, 0, 0).halt(0)),
+        err(Reason::BadRegister, 0)
+    );
     // ADD reads c.
-    let mut u = Up::new();
-    u.halt(0).add(0, 1, 16);
-    assert_eq!(check(&u.bytes(), REGION), err(Reason::BadRegister, 1));
+    assert_eq!(
+        checked(|u| u.halt(0).add(0, 1, 16)),
+        err(Reason::BadRegister, 1)
+    );
     // MOV does not read c; JMP reads no register; WAIT neither; SUBMIT neither.
-    let mut u = Up::new();
-    u.op(2, 1, 2, 99, 0)
-        .op(16, 99, 99, 99, 0)
-        .op(40, 99, 99, 99, 0)
-        .halt(0);
-    assert_eq!(check(&u.bytes(), REGION), Ok(()));
+    assert_eq!(
+        checked(|u| u
+            .op(2, 1, 2, 99, 0)
+            .op(16, 99, 99, 99, 0)
+            .op(40, 99, 99, 99, 0)
+            .halt(0)),
+        Ok(())
+    );
     let t = Tpl::group(3, 0, 1);
     let mut u = Up::new();
     u.op(32, 99, 99, 99, 0).halt(0);
@@ -129,10 +136,8 @@ fn registers_in_used_fields_only_are_reason_4() {
         (10, 16, 0),
         (49, 16, 0),
     ] {
-        let mut u = Up::new();
-        u.halt(0).op(op, a, b, 0, 0);
         assert_eq!(
-            check(&u.bytes(), REGION),
+            checked(|u| u.halt(0).op(op, a, b, 0, 0)),
             err(Reason::BadRegister, 1),
             "opcode {op}"
         );
@@ -142,22 +147,16 @@ fn registers_in_used_fields_only_are_reason_4() {
 #[test]
 fn jump_targets_are_reason_3() {
     // Two micro-ops: target 1 is fine, 2 (= op_count) is not.
-    let mut u = Up::new();
-    u.jmp(1).halt(0);
-    assert_eq!(check(&u.bytes(), REGION), Ok(()));
+    assert_eq!(checked(|u| u.jmp(1).halt(0)), Ok(()));
     for op in [16u8, 17, 18, 19] {
-        let mut u = Up::new();
-        u.halt(0).op(op, 0, 0, 0, 2);
         assert_eq!(
-            check(&u.bytes(), REGION),
+            checked(|u| u.halt(0).op(op, 0, 0, 0, 2)),
             err(Reason::BadJump, 1),
             "opcode {op}"
         );
     }
     // SET's imm is a value, never a target.
-    let mut u = Up::new();
-    u.set(0, 1000).halt(0);
-    assert_eq!(check(&u.bytes(), REGION), Ok(()));
+    assert_eq!(checked(|u| u.set(0, 1000).halt(0)), Ok(()));
 }
 
 #[test]
@@ -166,29 +165,33 @@ fn template_indexes_are_reason_5_at_the_micro_op() {
     u.halt(0).submit(1);
     u.template(Tpl::group(3, 0, 1));
     assert_eq!(check(&u.bytes(), REGION), err(Reason::BadTemplate, 1));
-    let mut u = Up::new();
-    u.halt(0).enqueue(0, 0);
-    assert_eq!(check(&u.bytes(), REGION), err(Reason::BadTemplate, 1));
+    assert_eq!(
+        checked(|u| u.halt(0).enqueue(0, 0)),
+        err(Reason::BadTemplate, 1)
+    );
 }
 
 #[test]
 fn within_a_micro_op_registers_come_before_the_target() {
     // S4: opcode, registers a b c, jump target, template. JLT with b = 16 and
     // target 99: `Reason::BadRegister`, not 3. ENQUEUE with a = 16 and index 5: `Reason::BadRegister`.
-    let mut u = Up::new();
-    u.op(17, 0, 16, 0, 99).halt(0);
-    assert_eq!(check(&u.bytes(), REGION), err(Reason::BadRegister, 0));
-    let mut u = Up::new();
-    u.op(33, 16, 0, 0, 5).halt(0);
-    assert_eq!(check(&u.bytes(), REGION), err(Reason::BadRegister, 0));
+    assert_eq!(
+        checked(|u| u.op(17, 0, 16, 0, 99).halt(0)),
+        err(Reason::BadRegister, 0)
+    );
+    assert_eq!(
+        checked(|u| u.op(33, 16, 0, 0, 5).halt(0)),
+        err(Reason::BadRegister, 0)
+    );
 }
 
 #[test]
 fn micro_ops_come_in_order_and_before_templates() {
     // pc 1 bad register, pc 2 unknown opcode: pc 1 wins.
-    let mut u = Up::new();
-    u.set(0, 0).set(16, 0).op(0, 0, 0, 0, 0).halt(0);
-    assert_eq!(check(&u.bytes(), REGION), err(Reason::BadRegister, 1));
+    assert_eq!(
+        checked(|u| u.set(0, 0).set(16, 0).op(0, 0, 0, 0, 0).halt(0)),
+        err(Reason::BadRegister, 1)
+    );
     // A bad template (handler 0) used at pc 0 and an unknown opcode at pc 2:
     // the micro-ops are checked first, `Reason::UnknownOpcode` at pc 2.
     let mut u = Up::new();
@@ -215,6 +218,14 @@ fn template_faults_are_reason_5_at_the_first_user() {
         f(&mut t);
         with_template(t)
     };
+    // The template with these (byte, value) written.
+    let patched = |bytes: &[(usize, u8)]| {
+        edit(&|t| {
+            for &(i, v) in bytes {
+                t[i] = v;
+            }
+        })
+    };
     assert_eq!(edit(&|t| t[0] = 0), e); // handler 0
     assert_eq!(edit(&|t| t[0] = 240), e); // handler 240
     assert_eq!(edit(&|t| t[0] = 239), Ok(()));
@@ -224,37 +235,10 @@ fn template_faults_are_reason_5_at_the_first_user() {
     assert_eq!(edit(&|t| t[1] = 0b1000), e); // a reserved bit
     assert_eq!(edit(&|t| t[74] = 5), e); // more than four patches
     // Patch entries: argument above 9, register above 15, only within patch_count.
-    assert_eq!(
-        edit(&|t| {
-            t[74] = 1;
-            t[64] = 9;
-            t[68] = 15
-        }),
-        Ok(())
-    );
-    assert_eq!(
-        edit(&|t| {
-            t[74] = 1;
-            t[64] = 10
-        }),
-        e
-    );
-    assert_eq!(
-        edit(&|t| {
-            t[74] = 4;
-            t[67] = 0;
-            t[71] = 16
-        }),
-        e
-    );
-    assert_eq!(
-        edit(&|t| {
-            t[74] = 3;
-            t[67] = 200;
-            t[71] = 200
-        }),
-        Ok(())
-    );
+    assert_eq!(patched(&[(74, 1), (64, 9), (68, 15)]), Ok(()));
+    assert_eq!(patched(&[(74, 1), (64, 10)]), e);
+    assert_eq!(patched(&[(74, 4), (67, 0), (71, 16)]), e);
+    assert_eq!(patched(&[(74, 3), (67, 200), (71, 200)]), Ok(()));
     // first_register / count_register: 0xFF or below 16.
     assert_eq!(edit(&|t| t[72] = 15), Ok(()));
     assert_eq!(edit(&|t| t[72] = 16), e);

@@ -7,21 +7,14 @@ mod common;
 
 use std::sync::Arc;
 
+use common::answers::{ev, rejected, se, started, taken};
 use common::{EXCLUSIVE, R15, RESULT, Tpl, Up};
 use kmst_reference::result::kind;
 use kmst_reference::{
-    Delay, Event, HostCommand, HostOutcome, Outcome, Params, Reason, ResultModel, Scenario,
-    ScenarioResult, Status, StreamError, SubmittedCommand, simulate, simulate_scenario,
+    Delay, Event, HostCommand, HostOutcome, Params, Reason, ResultModel, Scenario, ScenarioResult,
+    Status, StreamError, SubmittedCommand, simulate, simulate_scenario,
 };
 
-fn ev(kind: u8, req: u32, auxiliary: u32, pass_index: u64) -> Event {
-    Event {
-        kind,
-        req,
-        auxiliary,
-        pass_index,
-    }
-}
 /// KM_EVENT_STREAM.
 fn st(req: u32, aux: u32, pass: u64) -> Event {
     ev(kind::STREAM, req, aux, pass)
@@ -35,30 +28,7 @@ fn err(req: u32, reason: u32, pc: u32, pass: u64) -> Event {
 fn timeout(req: u32, slot: u32, pass: u64) -> Event {
     ev(kind::TIMEOUT, req, slot, pass)
 }
-fn se(reason: Reason, pc: u32) -> Option<StreamError> {
-    Some(StreamError { reason, pc })
-}
 
-fn taken(pass: u64) -> HostOutcome {
-    HostOutcome {
-        pass: Some(pass),
-        outcome: Outcome::Taken,
-        stream: None,
-    }
-}
-fn started(pass: u64, stream: usize) -> HostOutcome {
-    HostOutcome {
-        stream: Some(stream),
-        ..taken(pass)
-    }
-}
-fn rejected(pass: u64, reason: Reason) -> HostOutcome {
-    HostOutcome {
-        pass: Some(pass),
-        outcome: Outcome::Rejected(reason),
-        stream: None,
-    }
-}
 const WAITING: HostOutcome = HostOutcome::WAITING;
 
 fn run(offset: u32, length: u32) -> HostCommand {
@@ -160,6 +130,14 @@ fn events_then_halt(req: u32, seed: u32, n: usize) -> Vec<u8> {
     })
 }
 
+/// Streams A, B, ...: `count` of them, the k-th (from 1) with req k and seed
+/// 0xA + k - 1, each posting `n` events before it halts.
+fn lettered(count: u32, n: usize) -> Vec<Vec<u8>> {
+    (1..=count)
+        .map(|k| events_then_halt(k, 0x9 + k, n))
+        .collect()
+}
+
 /// SET r0, 1; JNZ r0, 1: spins at pc 1 until max_steps.
 fn spin(req: u32) -> Vec<u8> {
     prog(req, 1, |u| {
@@ -171,28 +149,48 @@ fn budget_1() -> Params {
     with(|p| p.turn_budget = 1)
 }
 
+/// Delay never: no command is ever acknowledged, so each is late
+/// `deadline_passes` passes after its own (S13).
+fn never_acknowledged(deadline_passes: u64) -> Params {
+    with(|p| {
+        p.delay = Delay::Never;
+        p.deadline_passes = Some(deadline_passes);
+    })
+}
+
+/// SUBMIT (slot 0, pass 0); SET r1, 0; MOD r0, r0, r1: fails with
+/// `Reason::ModByZero` at pc 2 in pass 0, its command still in flight.
+fn submit_then_mod_by_zero(req: u32) -> Vec<u8> {
+    prog(req, 1, |u| {
+        let t = u.template(Tpl::group(1, 0, 1));
+        u.submit(t).set(1, 0).modr(0, 0, 1);
+    })
+}
+
+/// The EVENT r15 of `lettered` streams, pass by pass: in pass p one by
+/// each stream of `passes[p]` (by k), in that order.
+fn posted(passes: &[&[u32]]) -> Vec<Event> {
+    let mut out = Vec::new();
+    for (p, ks) in passes.iter().enumerate() {
+        out.extend(ks.iter().map(|&k| st(k, 0x9 + k, p as u64)));
+    }
+    out
+}
+
 #[test]
 fn s29_rotation_with_two_streams() {
     // Budget 1: one micro-op per turn. n = 2, submitters A, B, queue; pass p
     // starts at p % 3: pass 0 A B (Q); pass 1 B (Q) A; pass 2 (Q) A B;
     // pass 3 A B: both HALT (aux 0).
-    let s = all_in_pass_0(
-        budget_1(),
-        &[events_then_halt(1, 0xA, 3), events_then_halt(2, 0xB, 3)],
-    );
+    let s = all_in_pass_0(budget_1(), &lettered(2, 3));
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
-        vec![
-            st(1, 0xA, 0),
-            st(2, 0xB, 0),
-            st(2, 0xB, 1),
-            st(1, 0xA, 1),
-            st(1, 0xA, 2),
-            st(2, 0xB, 2),
-            end(1, 0, 3),
-            end(2, 0, 3),
+        [
+            posted(&[&[1, 2], &[2, 1], &[1, 2]]),
+            vec![end(1, 0, 3), end(2, 0, 3)],
         ]
+        .concat()
     );
     assert_eq!((r.passes, r.stopped), (4, false));
     assert_eq!(r.host, vec![started(0, 0), started(0, 1)]);
@@ -207,35 +205,15 @@ fn s29_rotation_with_two_streams() {
 fn s29_rotation_with_three_streams() {
     // n = 3, start p % 4: pass 0 A B C; pass 1 B C (Q) A; pass 2 C (Q) A B;
     // pass 3 (Q) A B C; pass 4 A B C halt.
-    let s = all_in_pass_0(
-        budget_1(),
-        &[
-            events_then_halt(1, 0xA, 4),
-            events_then_halt(2, 0xB, 4),
-            events_then_halt(3, 0xC, 4),
-        ],
-    );
+    let s = all_in_pass_0(budget_1(), &lettered(3, 4));
     let r = simulate_scenario(&s);
-    let (a, b, c) = (|p| st(1, 0xA, p), |p| st(2, 0xB, p), |p| st(3, 0xC, p));
     assert_eq!(
         r.events,
-        vec![
-            a(0),
-            b(0),
-            c(0),
-            b(1),
-            c(1),
-            a(1),
-            c(2),
-            a(2),
-            b(2),
-            a(3),
-            b(3),
-            c(3),
-            end(1, 0, 4),
-            end(2, 0, 4),
-            end(3, 0, 4),
+        [
+            posted(&[&[1, 2, 3], &[2, 3, 1], &[3, 1, 2], &[1, 2, 3]]),
+            vec![end(1, 0, 4), end(2, 0, 4), end(3, 0, 4)],
         ]
+        .concat()
     );
     assert_eq!(r.passes, 5);
 }
@@ -244,32 +222,15 @@ fn s29_rotation_with_three_streams() {
 fn s29_rotation_with_four_streams() {
     // n = 4, start p % 5: pass 0 A B C D; pass 1 B C D (Q) A; pass 2 C D (Q)
     // A B, each HALTing (two EVENTs done).
-    let s = all_in_pass_0(
-        budget_1(),
-        &[
-            events_then_halt(1, 0xA, 2),
-            events_then_halt(2, 0xB, 2),
-            events_then_halt(3, 0xC, 2),
-            events_then_halt(4, 0xD, 2),
-        ],
-    );
+    let s = all_in_pass_0(budget_1(), &lettered(4, 2));
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
-        vec![
-            st(1, 0xA, 0),
-            st(2, 0xB, 0),
-            st(3, 0xC, 0),
-            st(4, 0xD, 0),
-            st(2, 0xB, 1),
-            st(3, 0xC, 1),
-            st(4, 0xD, 1),
-            st(1, 0xA, 1),
-            end(3, 0, 2),
-            end(4, 0, 2),
-            end(1, 0, 2),
-            end(2, 0, 2),
+        [
+            posted(&[&[1, 2, 3, 4], &[2, 3, 4, 1]]),
+            vec![end(3, 0, 2), end(4, 0, 2), end(1, 0, 2), end(2, 0, 2)],
         ]
+        .concat()
     );
 }
 
@@ -777,11 +738,7 @@ fn s33_a_late_host_command_stops_the_grid() {
     // TIMEOUT with req 0 and aux 0, then A and B end with `Reason::Deadline` at their
     // current pc 1, in start order. cancel(1) due in pass 2 and a RUN due in
     // pass 5 are never taken: "waiting".
-    let params = with(|p| {
-        p.deadline_passes = Some(2);
-        p.delay = Delay::Never;
-    });
-    let mut s = all_in_pass_0(params, &[spin(1), spin(2)]);
+    let mut s = all_in_pass_0(never_acknowledged(2), &[spin(1), spin(2)]);
     s.push(0, submit(1, 0, 1)).unwrap();
     s.push(2, HostCommand::Cancel { req: 1 }).unwrap();
     s.push(5, run(0, 128)).unwrap();
@@ -807,15 +764,10 @@ fn s33_a_late_command_of_an_ended_stream() {
     // MOD r0 r0 r1 (`Reason::ModByZero` at pc 2, pass 0). B spins at pc 1. Pass 2: slot
     // 0 (A's) is late and A has ended: TIMEOUT with A's req 1, aux 0; then B
     // ends with `Reason::Deadline` at pc 1.
-    let a = prog(1, 1, |u| {
-        let t = u.template(Tpl::group(1, 0, 1));
-        u.submit(t).set(1, 0).modr(0, 0, 1);
-    });
-    let params = with(|p| {
-        p.deadline_passes = Some(2);
-        p.delay = Delay::Never;
-    });
-    let s = all_in_pass_0(params, &[a, spin(2)]);
+    let s = all_in_pass_0(
+        never_acknowledged(2),
+        &[submit_then_mod_by_zero(1), spin(2)],
+    );
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
@@ -856,15 +808,10 @@ fn s35_a_command_in_flight_keeps_the_run() {
     // pass 0 no stream is active and no host command is due, but A's command
     // is in flight: the run goes on silently until it is late in pass 3
     // (TIMEOUT, A's req 1, slot 0).
-    let a = prog(1, 1, |u| {
-        let t = u.template(Tpl::group(1, 0, 1));
-        u.submit(t).set(1, 0).modr(0, 0, 1);
-    });
-    let params = with(|p| {
-        p.delay = Delay::Never;
-        p.deadline_passes = Some(3);
-    });
-    let s = all_in_pass_0(params, &[a, events_then_halt(2, 0xB, 1)]);
+    let s = all_in_pass_0(
+        never_acknowledged(3),
+        &[submit_then_mod_by_zero(1), events_then_halt(2, 0xB, 1)],
+    );
     let r = simulate_scenario(&s);
     assert_eq!(
         r.events,
@@ -933,13 +880,7 @@ fn s35_one_run_gives_the_one_stream_answer() {
             with(|p| p.result = ResultModel::Arg(0)),
         ),
         (submit_wait.clone(), with(|p| p.delay = Delay::Fixed(3))),
-        (
-            submit_wait.clone(),
-            with(|p| {
-                p.delay = Delay::Never;
-                p.deadline_passes = Some(4);
-            }),
-        ),
+        (submit_wait.clone(), never_acknowledged(4)),
         (
             enqueue_then_mod.clone(),
             with(|p| p.delay = Delay::Fixed(2)),

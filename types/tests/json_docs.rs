@@ -80,6 +80,12 @@ fn listed(cell: &str, marker: &str, end: Option<char>) -> Keys {
         .collect()
 }
 
+/// The names a table's rows give are the keys of the object `answer`.
+fn assert_rows_are_the_keys(rows: &[(Vec<String>, String)], answer: &Value, what: &str) {
+    let top: Keys = rows.iter().flat_map(|(n, _)| n.clone()).collect();
+    assert_eq!(top, keys(answer), "{what}");
+}
+
 fn keys(v: &Value) -> Keys {
     v.as_object()
         .unwrap_or_else(|| panic!("not an object: {v}"))
@@ -171,11 +177,10 @@ fn s24_table_names_every_key_of_a_run_answer() {
     let semantics = doc("semantics.md");
     let rows = table_after(&semantics, "**S24. The JSON of a run**");
     let answer = sim_answer();
-    let top: Keys = rows.iter().flat_map(|(n, _)| n.clone()).collect();
-    assert_eq!(
-        top,
-        keys(&answer),
-        "S24's fields, SimResult::to_json_value's keys"
+    assert_rows_are_the_keys(
+        &rows,
+        &answer,
+        "S24's fields, SimResult::to_json_value's keys",
     );
     for (names, content) in &rows {
         let field = names[0].as_str();
@@ -202,11 +207,10 @@ fn s36_table_names_every_key_of_a_scenario_answer() {
     let rows = table_after(&semantics[at..], "The answer:");
     let answer = scenario_answer();
     let run = sim_answer();
-    let top: Keys = rows.iter().flat_map(|(n, _)| n.clone()).collect();
-    assert_eq!(
-        top,
-        keys(&answer),
-        "S36's fields, ScenarioResult::to_json_value's keys"
+    assert_rows_are_the_keys(
+        &rows,
+        &answer,
+        "S36's fields, ScenarioResult::to_json_value's keys",
     );
     let mut run_params = keys(&run["params"]);
     run_params.remove("cancel_pass");

@@ -34,3 +34,26 @@ pub fn first_difference(path: &str, want: &Value, got: &Value) -> Option<String>
         _ => (want != got).then(|| format!("{path}: expected {want}, got {got}")),
     }
 }
+
+/// `saved` reads with `read`, and with any one of `fields` taken out it is
+/// an error that names the field.
+pub fn assert_each_missing_field_is_named<T, E: std::fmt::Display>(
+    saved: &Value,
+    fields: &[&str],
+    read: impl Fn(&Value) -> Result<T, E>,
+) {
+    if let Err(e) = read(saved) {
+        panic!("the saved answer does not read: {e}");
+    }
+    for field in fields {
+        let mut broken = saved.clone();
+        broken.as_object_mut().unwrap().remove(*field);
+        match read(&broken) {
+            Ok(_) => panic!("an answer without `{field}` was read"),
+            Err(e) => assert!(
+                e.to_string().contains(field),
+                "`{e}` does not name `{field}`"
+            ),
+        }
+    }
+}

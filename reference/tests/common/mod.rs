@@ -2,7 +2,9 @@
 //! "The upload" (header, micro-ops, templates, each padded to 64 bytes).
 #![allow(dead_code)]
 
+pub mod answers;
 pub mod diff;
+pub mod s35;
 
 pub const R15: u8 = 15;
 pub const FROM_COMMAND: u8 = 0xFF;
@@ -82,6 +84,18 @@ impl Tpl {
     }
 }
 
+/// `name(operands) = (opcode, a, b, c, imm)`: a method that adds that
+/// micro-op.
+macro_rules! ops {
+    ($($name:ident($($arg:ident: $t:ty),*) = ($($field:expr),*);)*) => {
+        $(
+            pub fn $name(&mut self, $($arg: $t),*) -> &mut Up {
+                self.op($($field),*)
+            }
+        )*
+    };
+}
+
 /// An upload under construction.
 #[derive(Clone, Debug)]
 pub struct Up {
@@ -132,68 +146,29 @@ impl Up {
         self.ops.push(o);
         self
     }
-    pub fn set(&mut self, a: u8, imm: u32) -> &mut Up {
-        self.op(1, a, 0, 0, imm)
-    }
-    pub fn mov(&mut self, a: u8, b: u8) -> &mut Up {
-        self.op(2, a, b, 0, 0)
-    }
-    pub fn add(&mut self, a: u8, b: u8, c: u8) -> &mut Up {
-        self.op(3, a, b, c, 0)
-    }
-    pub fn addi(&mut self, a: u8, b: u8, imm: u32) -> &mut Up {
-        self.op(4, a, b, 0, imm)
-    }
-    pub fn sub(&mut self, a: u8, b: u8, c: u8) -> &mut Up {
-        self.op(5, a, b, c, 0)
-    }
-    pub fn mul(&mut self, a: u8, b: u8, c: u8) -> &mut Up {
-        self.op(6, a, b, c, 0)
-    }
-    pub fn and(&mut self, a: u8, b: u8, c: u8) -> &mut Up {
-        self.op(7, a, b, c, 0)
-    }
-    pub fn shr(&mut self, a: u8, b: u8, imm: u32) -> &mut Up {
-        self.op(8, a, b, 0, imm)
-    }
-    pub fn modr(&mut self, a: u8, b: u8, c: u8) -> &mut Up {
-        self.op(9, a, b, c, 0)
-    }
-    pub fn rand(&mut self, a: u8) -> &mut Up {
-        self.op(10, a, 0, 0, 0)
-    }
-    pub fn jmp(&mut self, target: u32) -> &mut Up {
-        self.op(16, 0, 0, 0, target)
-    }
-    pub fn jlt(&mut self, a: u8, b: u8, target: u32) -> &mut Up {
-        self.op(17, a, b, 0, target)
-    }
-    pub fn jeq(&mut self, a: u8, b: u8, target: u32) -> &mut Up {
-        self.op(18, a, b, 0, target)
-    }
-    pub fn jnz(&mut self, a: u8, target: u32) -> &mut Up {
-        self.op(19, a, 0, 0, target)
-    }
-    pub fn halt(&mut self, a: u8) -> &mut Up {
-        self.op(20, a, 0, 0, 0)
-    }
-    pub fn submit(&mut self, template: u32) -> &mut Up {
-        self.op(32, 0, 0, 0, template)
-    }
-    pub fn enqueue(&mut self, template: u32, a: u8) -> &mut Up {
-        self.op(33, a, 0, 0, template)
-    }
-    pub fn wait(&mut self, n: u32) -> &mut Up {
-        self.op(40, 0, 0, 0, n)
-    }
-    pub fn result(&mut self, a: u8) -> &mut Up {
-        self.op(41, a, 0, 0, 0)
-    }
-    pub fn event(&mut self, a: u8) -> &mut Up {
-        self.op(48, a, 0, 0, 0)
-    }
-    pub fn time(&mut self, a: u8) -> &mut Up {
-        self.op(49, a, 0, 0, 0)
+    // The micro-ops by name, with the operands each takes.
+    ops! {
+        set(a: u8, imm: u32) = (1, a, 0, 0, imm);
+        mov(a: u8, b: u8) = (2, a, b, 0, 0);
+        add(a: u8, b: u8, c: u8) = (3, a, b, c, 0);
+        addi(a: u8, b: u8, imm: u32) = (4, a, b, 0, imm);
+        sub(a: u8, b: u8, c: u8) = (5, a, b, c, 0);
+        mul(a: u8, b: u8, c: u8) = (6, a, b, c, 0);
+        and(a: u8, b: u8, c: u8) = (7, a, b, c, 0);
+        shr(a: u8, b: u8, imm: u32) = (8, a, b, 0, imm);
+        modr(a: u8, b: u8, c: u8) = (9, a, b, c, 0);
+        rand(a: u8) = (10, a, 0, 0, 0);
+        jmp(target: u32) = (16, 0, 0, 0, target);
+        jlt(a: u8, b: u8, target: u32) = (17, a, b, 0, target);
+        jeq(a: u8, b: u8, target: u32) = (18, a, b, 0, target);
+        jnz(a: u8, target: u32) = (19, a, 0, 0, target);
+        halt(a: u8) = (20, a, 0, 0, 0);
+        submit(template: u32) = (32, 0, 0, 0, template);
+        enqueue(template: u32, a: u8) = (33, a, 0, 0, template);
+        wait(n: u32) = (40, 0, 0, 0, n);
+        result(a: u8) = (41, a, 0, 0, 0);
+        event(a: u8) = (48, a, 0, 0, 0);
+        time(a: u8) = (49, a, 0, 0, 0);
     }
     /// Adds a template; returns its index.
     pub fn template(&mut self, t: Tpl) -> u32 {
