@@ -154,16 +154,6 @@ pub fn duration(secs: f64) -> String {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn thousands() {
-        use super::group;
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1_000), "1,000");
-        assert_eq!(group(1_234_567), "1,234,567");
-        assert_eq!(group(u64::MAX), "18,446,744,073,709,551,615");
-    }
-
-    #[test]
     fn durations() {
         use super::duration;
         assert_eq!(duration(0.4), "0 s");

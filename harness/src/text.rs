@@ -18,3 +18,26 @@ pub fn grouped(n: u64) -> String {
 pub fn counted(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", grouped(n), if n == 1 { one } else { many })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_and_nouns() {
+        for (n, text) in [
+            (0, "0"),
+            (7, "7"),
+            (999, "999"),
+            (1_000, "1,000"),
+            (999_671, "999,671"),
+            (1_234_567, "1,234,567"),
+            (u64::MAX, "18,446,744,073,709,551,615"),
+        ] {
+            assert_eq!(grouped(n), text);
+        }
+        assert_eq!(counted(1, "pass", "passes"), "1 pass");
+        assert_eq!(counted(0, "pass", "passes"), "0 passes");
+        assert_eq!(counted(2_355, "pass", "passes"), "2,355 passes");
+    }
+}

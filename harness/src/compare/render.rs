@@ -462,13 +462,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fmt_count_groups_thousands() {
-        assert_eq!(grouped(999_671), "999,671");
-        assert_eq!(grouped(7), "7");
-        assert_eq!(grouped(1_000), "1,000");
-    }
-
-    #[test]
     fn fmt2_two_decimals() {
         assert_eq!(fmt2(14.778_5), "14.78");
         assert_eq!(fmt2(0.004), "0.00");

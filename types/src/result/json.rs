@@ -74,14 +74,8 @@ impl SimResult {
         };
         let params = Params::from_json_value(get("params")?)
             .map_err(|e| AnswerError(format!("params: {e}")))?;
-        let commands = array(get("commands")?, "commands")?
-            .iter()
-            .map(command_from_json)
-            .collect::<Result<Vec<_>, _>>()?;
-        let events = array(get("events")?, "events")?
-            .iter()
-            .map(event_from_json)
-            .collect::<Result<Vec<_>, _>>()?;
+        let commands = list(get("commands")?, "commands", command_from_json)?;
+        let events = list(get("events")?, "events", event_from_json)?;
         let status = status_from_json(get("status")?)?;
         let halt = match get("halt")? {
             Value::Null => None,
@@ -106,6 +100,15 @@ impl SimResult {
 pub(crate) fn array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, AnswerError> {
     v.as_array()
         .ok_or_else(|| AnswerError(format!("`{what}` is not an array")))
+}
+
+/// The array `what`, each element read by `read`.
+pub(crate) fn list<T>(
+    v: &Value,
+    what: &str,
+    read: impl Fn(&Value) -> Result<T, AnswerError>,
+) -> Result<Vec<T>, AnswerError> {
+    array(v, what)?.iter().map(read).collect()
 }
 
 /// A JSON integer in 0..=max (a boolean is not one).

@@ -92,22 +92,10 @@ impl ScenarioResult {
         }
         let params = Params::from_json_value(&top["params"])
             .map_err(|e| AnswerError(format!("params: {e}")))?;
-        let streams = result::array(&top["streams"], "streams")?
-            .iter()
-            .map(stream_from_json)
-            .collect::<Result<Vec<_>, _>>()?;
-        let host = result::array(&top["host"], "host")?
-            .iter()
-            .map(host_from_json)
-            .collect::<Result<Vec<_>, _>>()?;
-        let commands = result::array(&top["commands"], "commands")?
-            .iter()
-            .map(command_from_json)
-            .collect::<Result<Vec<_>, _>>()?;
-        let events = result::array(&top["events"], "events")?
-            .iter()
-            .map(result::event_from_json)
-            .collect::<Result<Vec<_>, _>>()?;
+        let streams = result::list(&top["streams"], "streams", stream_from_json)?;
+        let host = result::list(&top["host"], "host", host_from_json)?;
+        let commands = result::list(&top["commands"], "commands", command_from_json)?;
+        let events = result::list(&top["events"], "events", result::event_from_json)?;
         Ok(ScenarioResult {
             params,
             streams,
