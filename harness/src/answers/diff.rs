@@ -50,6 +50,37 @@ pub(crate) fn short(v: &Value) -> String {
     }
 }
 
+/// Below `path`, what is not two objects: two arrays element by element
+/// (each pair by `at`), then their lengths; anything else compared whole.
+/// The exact comparison and the corpus's expectations walk objects each in
+/// their own way and the rest alike.
+pub(crate) fn beyond_objects(
+    path: &str,
+    expected: &Value,
+    got: &Value,
+    at: fn(&str, &Value, &Value) -> Option<Difference>,
+) -> Option<Difference> {
+    match (expected, got) {
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                if let Some(d) = at(&format!("{path}[{i}]"), x, y) {
+                    return Some(d);
+                }
+            }
+            (a.len() != b.len()).then(|| Difference {
+                field: format!("{path}.len"),
+                expected: a.len().to_string(),
+                got: b.len().to_string(),
+            })
+        }
+        _ => (expected != got).then(|| Difference {
+            field: path.to_owned(),
+            expected: short(expected),
+            got: short(got),
+        }),
+    }
+}
+
 /// [`first_difference`] below `path`.
 pub(crate) fn diff_at(path: &str, expected: &Value, got: &Value) -> Option<Difference> {
     match (expected, got) {
@@ -76,23 +107,7 @@ pub(crate) fn diff_at(path: &str, expected: &Value, got: &Value) -> Option<Diffe
                 got: short(&b[k]),
             })
         }
-        (Value::Array(a), Value::Array(b)) => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                if let Some(d) = diff_at(&format!("{path}[{i}]"), x, y) {
-                    return Some(d);
-                }
-            }
-            (a.len() != b.len()).then(|| Difference {
-                field: format!("{path}.len"),
-                expected: a.len().to_string(),
-                got: b.len().to_string(),
-            })
-        }
-        _ => (expected != got).then(|| Difference {
-            field: path.to_owned(),
-            expected: short(expected),
-            got: short(got),
-        }),
+        _ => beyond_objects(path, expected, got, diff_at),
     }
 }
 

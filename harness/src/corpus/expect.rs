@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::answers::Difference;
-use crate::answers::diff::short;
+use crate::answers::diff::{beyond_objects, short};
 
 /// Where an answer contradicts a hand-worked `;@ expect` object.
 ///
@@ -66,23 +66,7 @@ pub(crate) fn expect_at(path: &str, expect: &Value, got: &Value) -> Option<Diffe
             }
             None
         }
-        (Value::Array(e), Value::Array(g)) => {
-            for (i, (x, y)) in e.iter().zip(g).enumerate() {
-                if let Some(d) = expect_at(&format!("{path}[{i}]"), x, y) {
-                    return Some(d);
-                }
-            }
-            (e.len() != g.len()).then(|| Difference {
-                field: format!("{path}.len"),
-                expected: e.len().to_string(),
-                got: g.len().to_string(),
-            })
-        }
-        _ => (expect != got).then(|| Difference {
-            field: path.to_owned(),
-            expected: short(expect),
-            got: short(got),
-        }),
+        _ => beyond_objects(path, expect, got, expect_at),
     }
 }
 

@@ -105,12 +105,23 @@ pub fn stream_names(dir: &Path) -> Result<Vec<String>, CorpusError> {
 
 /// Reads the source of stream `name` from `dir`.
 pub fn load(dir: &Path, name: &str) -> Result<Source, CorpusError> {
-    let path = dir.join(format!("{name}.kms"));
+    let (_, text) = read_named(dir, name, "kms")?;
+    Ok(Source::parse(name, &text)?)
+}
+
+/// The text of `dir/name.ext` and its path; a name without such a file is
+/// [`CorpusError::Unknown`].
+pub(crate) fn read_named(
+    dir: &Path,
+    name: &str,
+    ext: &str,
+) -> Result<(PathBuf, String), CorpusError> {
+    let path = dir.join(format!("{name}.{ext}"));
     if !path.exists() {
         return Err(CorpusError::Unknown {
             stream: name.to_owned(),
         });
     }
     let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
-    Ok(Source::parse(name, &text)?)
+    Ok((path, text))
 }

@@ -136,13 +136,7 @@ fn read_about(dir: &Path, name: &str) -> Result<About, CorpusError> {
 /// Reads scenario `name` from `dir`: its file (S36; `.kms` uploads are
 /// assembled, other files read as bytes) and its `NAME.expect.json`.
 pub fn load_scenario(dir: &Path, name: &str) -> Result<LoadedScenario, CorpusError> {
-    let path = dir.join(format!("{name}.json"));
-    if !path.exists() {
-        return Err(CorpusError::Unknown {
-            stream: name.to_owned(),
-        });
-    }
-    let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+    let (path, text) = super::read_named(dir, name, "json")?;
     let mut sources = Vec::new();
     let scenario = from_json(&text, &path, &mut |p: &Path| {
         if p.extension().is_some_and(|e| e == "kms") {
