@@ -396,17 +396,7 @@ impl PyScenario {
 
     /// The scenario file at `path` (S36).
     fn load_file(path: &Path) -> PyResult<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            raise(ScenarioError::new(
-                Entry::File,
-                "",
-                Problem::File {
-                    path: path.display().to_string(),
-                    message: format!("cannot be read: {e}"),
-                },
-            ))
-        })?;
-        let inner = engine::scenario_from_json(&text, path, &mut []).map_err(raise)?;
+        let inner = engine::read_scenario_file(path).map_err(raise)?;
         Ok(PyScenario {
             inner,
             callables: Callables::default(),
