@@ -13,18 +13,160 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::engine::{
-    self, Delay, Event, Reason, ResultModel, SimResult, StreamError, SubmittedCommand,
+    self, Delay, Event, Params, ParamsError, Reason, ResultModel, SimResult, StreamError,
+    SubmittedCommand,
 };
 use crate::errors::params_error;
+use crate::simulate::Callables;
 
 /// "1 command", "2 commands".
-fn count(n: usize, what: &str) -> String {
+pub fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-fn py_bool(b: bool) -> &'static str {
+pub fn py_bool(b: bool) -> &'static str {
     if b { "True" } else { "False" }
 }
+
+/// `None` or the value, as Python writes them.
+pub fn none_or<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "None".to_owned(), |v| v.to_string())
+}
+
+/// `None` or the `repr` of a `StreamError`.
+pub fn error_repr(e: &Option<StreamError>) -> String {
+    match e {
+        None => "None".to_owned(),
+        Some(e) => format!("StreamError(reason={}, pc={})", e.reason.number(), e.pc),
+    }
+}
+
+/// The `repr` of a `SubmittedCommand`, in constructor form.
+pub fn command_repr(c: &SubmittedCommand) -> String {
+    format!(
+        "SubmittedCommand(sequence={}, slot={}, handler={}, first={}, count={}, flags={}, args={:?}, pass_index={}, pc={}, queued={})",
+        c.sequence,
+        c.slot,
+        c.handler,
+        c.first,
+        c.count,
+        c.flags,
+        c.args,
+        c.pass_index,
+        c.pc,
+        py_bool(c.queued)
+    )
+}
+
+/// The list in `cell`, made from `items` the first time.
+pub fn list_once<T, P>(
+    py: Python<'_>,
+    cell: &OnceLock<Py<PyList>>,
+    items: &[T],
+    wrap: impl Fn(&T) -> P,
+) -> PyResult<Py<PyList>>
+where
+    P: pyo3::PyClass + Into<pyo3::PyClassInitializer<P>>,
+{
+    if let Some(list) = cell.get() {
+        return Ok(list.clone_ref(py));
+    }
+    let objects = items
+        .iter()
+        .map(|x| Py::new(py, wrap(x)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let list = PyList::new(py, objects)?.unbind();
+    Ok(cell.get_or_init(|| list).clone_ref(py))
+}
+
+/// The parameters as a dict with the keys `json` writes (S24's for a run,
+/// S36's for a scenario); a callable `delay` or `result` appears as itself.
+pub fn params_dict<'py>(
+    py: Python<'py>,
+    params: &Params,
+    callables: &Callables,
+    json: impl FnOnce(&Params) -> Result<serde_json::Value, ParamsError>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut p = params.clone();
+    if matches!(p.delay, Delay::Custom(_)) {
+        p.delay = Delay::Fixed(0);
+    }
+    if matches!(p.result, ResultModel::Custom(_)) {
+        p.result = ResultModel::Zero;
+    }
+    let text = json(&p).map_err(params_error)?.to_string();
+    let dict = py
+        .import("json")?
+        .call_method1("loads", (text,))?
+        .cast_into::<PyDict>()?;
+    if let Some(f) = &callables.delay {
+        dict.set_item("delay", f.clone_ref(py))?;
+    }
+    if let Some(f) = &callables.result {
+        dict.set_item("result", f.clone_ref(py))?;
+    }
+    Ok(dict)
+}
+
+/// The getters of the fields of a `SubmittedCommand`, for a class holding
+/// one (`SubmittedCommand`, `ScenarioCommand`), in a `#[pymethods]` block of
+/// their own: `$command` is the path to the record in `self`. Each class
+/// gives its own docs of `args` and `pc` (none for no doc).
+macro_rules! command_getters {
+    (
+        impl $ty:ty;
+        command $($command:tt).+;
+        args [$(#[$args_doc:meta])*];
+        pc [$(#[$pc_doc:meta])*];
+    ) => {
+        #[pymethods]
+        impl $ty {
+            #[getter]
+            fn sequence(&self) -> u64 {
+                self.$($command).+.sequence
+            }
+            #[getter]
+            fn slot(&self) -> u8 {
+                self.$($command).+.slot
+            }
+            #[getter]
+            fn handler(&self) -> u8 {
+                self.$($command).+.handler
+            }
+            #[getter]
+            fn first(&self) -> u32 {
+                self.$($command).+.first
+            }
+            #[getter]
+            fn count(&self) -> u32 {
+                self.$($command).+.count
+            }
+            #[getter]
+            fn flags(&self) -> u8 {
+                self.$($command).+.flags
+            }
+            $(#[$args_doc])*
+            #[getter]
+            fn args(&self) -> Vec<u32> {
+                self.$($command).+.args.to_vec()
+            }
+            #[getter]
+            fn pass_index(&self) -> u64 {
+                self.$($command).+.pass_index
+            }
+            $(#[$pc_doc])*
+            #[getter]
+            fn pc(&self) -> u32 {
+                self.$($command).+.pc
+            }
+            #[getter]
+            fn queued(&self) -> bool {
+                self.$($command).+.queued
+            }
+        }
+    };
+}
+pub(crate) use command_getters;
 
 /// One command that took a completion slot (S19).
 #[pyclass(
@@ -77,64 +219,18 @@ impl PyCommand {
         }))
     }
 
-    #[getter]
-    fn sequence(&self) -> u64 {
-        self.0.sequence
-    }
-    #[getter]
-    fn slot(&self) -> u8 {
-        self.0.slot
-    }
-    #[getter]
-    fn handler(&self) -> u8 {
-        self.0.handler
-    }
-    #[getter]
-    fn first(&self) -> u32 {
-        self.0.first
-    }
-    #[getter]
-    fn count(&self) -> u32 {
-        self.0.count
-    }
-    #[getter]
-    fn flags(&self) -> u8 {
-        self.0.flags
-    }
-    /// The ten patched argument words.
-    #[getter]
-    fn args(&self) -> Vec<u32> {
-        self.0.args.to_vec()
-    }
-    #[getter]
-    fn pass_index(&self) -> u64 {
-        self.0.pass_index
-    }
-    #[getter]
-    fn pc(&self) -> u32 {
-        self.0.pc
-    }
-    #[getter]
-    fn queued(&self) -> bool {
-        self.0.queued
-    }
-
     fn __repr__(&self) -> String {
-        let c = &self.0;
-        format!(
-            "SubmittedCommand(sequence={}, slot={}, handler={}, first={}, count={}, flags={}, args={:?}, pass_index={}, pc={}, queued={})",
-            c.sequence,
-            c.slot,
-            c.handler,
-            c.first,
-            c.count,
-            c.flags,
-            c.args,
-            c.pass_index,
-            c.pc,
-            py_bool(c.queued)
-        )
+        command_repr(&self.0)
     }
+}
+
+command_getters! {
+    impl PyCommand;
+    command 0;
+    args [
+        /// The ten patched argument words.
+    ];
+    pc [];
 }
 
 /// One posted event (S22).
@@ -249,13 +345,13 @@ pub fn error_object(py: Python<'_>, e: Option<StreamError>) -> PyResult<Py<PyAny
 pub struct PySimResult {
     pub inner: SimResult,
     /// The Python callables of `delay` and `result`, when the run used them.
-    pub callables: (Option<Py<PyAny>>, Option<Py<PyAny>>),
+    pub callables: Callables,
     commands: OnceLock<Py<PyList>>,
     events: OnceLock<Py<PyList>>,
 }
 
 impl PySimResult {
-    pub fn new(inner: SimResult, callables: (Option<Py<PyAny>>, Option<Py<PyAny>>)) -> Self {
+    pub fn new(inner: SimResult, callables: Callables) -> Self {
         PySimResult {
             inner,
             callables,
@@ -285,33 +381,13 @@ impl PySimResult {
     /// Every command submitted, in order.
     #[getter]
     fn commands(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        if let Some(list) = self.commands.get() {
-            return Ok(list.clone_ref(py));
-        }
-        let items = self
-            .inner
-            .commands
-            .iter()
-            .map(|c| Py::new(py, PyCommand(*c)))
-            .collect::<PyResult<Vec<_>>>()?;
-        let list = PyList::new(py, items)?.unbind();
-        Ok(self.commands.get_or_init(|| list).clone_ref(py))
+        list_once(py, &self.commands, &self.inner.commands, |c| PyCommand(*c))
     }
 
     /// Every event, in the order posted.
     #[getter]
     fn events(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        if let Some(list) = self.events.get() {
-            return Ok(list.clone_ref(py));
-        }
-        let items = self
-            .inner
-            .events
-            .iter()
-            .map(|e| Py::new(py, PyEvent(*e)))
-            .collect::<PyResult<Vec<_>>>()?;
-        let list = PyList::new(py, items)?.unbind();
-        Ok(self.events.get_or_init(|| list).clone_ref(py))
+        list_once(py, &self.events, &self.inner.events, |e| PyEvent(*e))
     }
 
     /// `"ended"`, `"error"` or `"stuck"`.
@@ -354,25 +430,12 @@ impl PySimResult {
     /// `delay` or `result` appears as itself).
     #[getter]
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let mut p = self.inner.params.clone();
-        if matches!(p.delay, Delay::Custom(_)) {
-            p.delay = Delay::Fixed(0);
-        }
-        if matches!(p.result, ResultModel::Custom(_)) {
-            p.result = ResultModel::Zero;
-        }
-        let text = p.to_json_value().map_err(params_error)?.to_string();
-        let dict = py
-            .import("json")?
-            .call_method1("loads", (text,))?
-            .cast_into::<PyDict>()?;
-        if let Some(f) = &self.callables.0 {
-            dict.set_item("delay", f.clone_ref(py))?;
-        }
-        if let Some(f) = &self.callables.1 {
-            dict.set_item("result", f.clone_ref(py))?;
-        }
-        Ok(dict)
+        params_dict(
+            py,
+            &self.inner.params,
+            &self.callables,
+            Params::to_json_value,
+        )
     }
 
     /// The S24 JSON of the run, exactly as `kmst run --json` prints it. A run
@@ -387,18 +450,14 @@ impl PySimResult {
 
     fn __repr__(&self) -> String {
         let r = &self.inner;
-        let opt = |e: &Option<StreamError>| match e {
-            None => "None".to_owned(),
-            Some(e) => format!("StreamError(reason={}, pc={})", e.reason.number(), e.pc),
-        };
         format!(
             "SimResult(commands=[{}], events=[{}], status='{}', passes={}, error={}, halt={}, stopped={})",
             count(r.commands.len(), "command"),
             count(r.events.len(), "event"),
             r.status.as_str(),
             r.passes,
-            opt(&r.error),
-            r.halt.map_or_else(|| "None".to_owned(), |h| h.to_string()),
+            error_repr(&r.error),
+            none_or(r.halt),
             py_bool(r.stopped)
         )
     }

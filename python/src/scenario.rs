@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::engine::{self, HostCommand, Params, Scenario, ScenarioError, scenario_params_json};
 use crate::errors::{params_error, scenario_error, type_name};
+use crate::results::{count, params_dict};
 use crate::scenario_result::PyScenarioResult;
 use crate::simulate::{Callables, Keywords, params_of, upload_bytes, variant, with_keywords};
 use kmst_reference::{Entry, Problem};
@@ -645,7 +646,12 @@ impl PyScenario {
     /// The parameters as a dict with S36's keys (a callable appears as itself).
     #[getter]
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        crate::scenario_result::params_dict(py, self.inner.params(), &self.callables)
+        params_dict(
+            py,
+            self.inner.params(),
+            &self.callables,
+            scenario_params_json,
+        )
     }
 
     /// The placements, in order, as `(offset, bytes)`.
@@ -663,11 +669,10 @@ impl PyScenario {
     }
 
     fn __repr__(&self) -> String {
-        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
         format!(
             "Scenario({}, {})",
-            n(self.inner.uploads().len(), "upload"),
-            n(self.inner.host().len(), "host command")
+            count(self.inner.uploads().len(), "upload"),
+            count(self.inner.host().len(), "host command")
         )
     }
 }

@@ -16,23 +16,15 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::engine::{
-    self, Delay, HostOutcome, Outcome, Params, Reason, ResultModel, ScenarioCommand,
-    ScenarioResult, Status, StreamError, StreamOutcome, scenario_params_json,
+    self, HostOutcome, Outcome, Reason, ScenarioCommand, ScenarioResult, Status, StreamOutcome,
+    scenario_params_json,
 };
 use crate::errors::params_error;
-use crate::results::{PyCommand, PyEvent, error_object};
+use crate::results::{
+    PyCommand, PyEvent, command_getters, command_repr, count, error_object, error_repr, list_once,
+    none_or, params_dict, py_bool,
+};
 use crate::simulate::Callables;
-
-fn none_or<T: ToString>(v: Option<T>) -> String {
-    v.map_or_else(|| "None".to_owned(), |v| v.to_string())
-}
-
-fn error_repr(e: &Option<StreamError>) -> String {
-    match e {
-        None => "None".to_owned(),
-        Some(e) => format!("StreamError(reason={}, pc={})", e.reason.number(), e.pc),
-    }
-}
 
 fn status_of(name: &str) -> PyResult<Status> {
     match name {
@@ -43,33 +35,6 @@ fn status_of(name: &str) -> PyResult<Status> {
             "status {name:?} is not one of ended, error, stuck"
         ))),
     }
-}
-
-/// The parameters as a dict with S36's keys; a callable appears as itself.
-pub fn params_dict<'py>(
-    py: Python<'py>,
-    params: &Params,
-    callables: &Callables,
-) -> PyResult<Bound<'py, PyDict>> {
-    let mut p = params.clone();
-    if matches!(p.delay, Delay::Custom(_)) {
-        p.delay = Delay::Fixed(0);
-    }
-    if matches!(p.result, ResultModel::Custom(_)) {
-        p.result = ResultModel::Zero;
-    }
-    let text = scenario_params_json(&p).map_err(params_error)?.to_string();
-    let dict = py
-        .import("json")?
-        .call_method1("loads", (text,))?
-        .cast_into::<PyDict>()?;
-    if let Some(f) = &callables.delay {
-        dict.set_item("delay", f.clone_ref(py))?;
-    }
-    if let Some(f) = &callables.result {
-        dict.set_item("result", f.clone_ref(py))?;
-    }
-    Ok(dict)
 }
 
 /// One accepted RUN (S36 `streams`).
@@ -297,65 +262,23 @@ impl PyScenarioCommand {
     fn stream(&self) -> Option<usize> {
         self.0.stream
     }
-    #[getter]
-    fn sequence(&self) -> u64 {
-        self.0.command.sequence
-    }
-    #[getter]
-    fn slot(&self) -> u8 {
-        self.0.command.slot
-    }
-    #[getter]
-    fn handler(&self) -> u8 {
-        self.0.command.handler
-    }
-    #[getter]
-    fn first(&self) -> u32 {
-        self.0.command.first
-    }
-    #[getter]
-    fn count(&self) -> u32 {
-        self.0.command.count
-    }
-    #[getter]
-    fn flags(&self) -> u8 {
-        self.0.command.flags
-    }
-    #[getter]
-    fn args(&self) -> Vec<u32> {
-        self.0.command.args.to_vec()
-    }
-    #[getter]
-    fn pass_index(&self) -> u64 {
-        self.0.command.pass_index
-    }
-    /// The SUBMIT or ENQUEUE that made it; 0 for the host.
-    #[getter]
-    fn pc(&self) -> u32 {
-        self.0.command.pc
-    }
-    #[getter]
-    fn queued(&self) -> bool {
-        self.0.command.queued
-    }
 
     fn __repr__(&self) -> String {
-        let c = &self.0.command;
         format!(
-            "ScenarioCommand(SubmittedCommand(sequence={}, slot={}, handler={}, first={}, count={}, flags={}, args={:?}, pass_index={}, pc={}, queued={}), stream={})",
-            c.sequence,
-            c.slot,
-            c.handler,
-            c.first,
-            c.count,
-            c.flags,
-            c.args,
-            c.pass_index,
-            c.pc,
-            if c.queued { "True" } else { "False" },
+            "ScenarioCommand({}, stream={})",
+            command_repr(&self.0.command),
             none_or(self.0.stream)
         )
     }
+}
+
+command_getters! {
+    impl PyScenarioCommand;
+    command 0.command;
+    args [];
+    pc [
+        /// The SUBMIT or ENQUEUE that made it; 0 for the host.
+    ];
 }
 
 /// The answer of `simulate_scenario` (S36).
@@ -393,27 +316,6 @@ impl PyScenarioResult {
             r.passes,
         )
     }
-}
-
-/// The list in `cell`, made from `items` the first time.
-fn list_once<T, P>(
-    py: Python<'_>,
-    cell: &OnceLock<Py<PyList>>,
-    items: &[T],
-    wrap: impl Fn(&T) -> P,
-) -> PyResult<Py<PyList>>
-where
-    P: pyo3::PyClass + Into<pyo3::PyClassInitializer<P>>,
-{
-    if let Some(list) = cell.get() {
-        return Ok(list.clone_ref(py));
-    }
-    let objects = items
-        .iter()
-        .map(|x| Py::new(py, wrap(x)))
-        .collect::<PyResult<Vec<_>>>()?;
-    let list = PyList::new(py, objects)?.unbind();
-    Ok(cell.get_or_init(|| list).clone_ref(py))
 }
 
 #[pymethods]
@@ -461,7 +363,12 @@ impl PyScenarioResult {
     /// The parameters as a dict with S36's keys (a callable appears as itself).
     #[getter]
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        params_dict(py, &self.inner.params, &self.callables)
+        params_dict(
+            py,
+            &self.inner.params,
+            &self.callables,
+            scenario_params_json,
+        )
     }
 
     /// The S36 answer JSON, as the engine writes it. A run with a callable
@@ -476,14 +383,13 @@ impl PyScenarioResult {
 
     fn __repr__(&self) -> String {
         let r = &self.inner;
-        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
         format!(
             "ScenarioResult(streams=[{}], host=[{}], commands=[{}], events=[{}], stopped={}, passes={})",
-            n(r.streams.len(), "stream"),
-            n(r.host.len(), "host command"),
-            n(r.commands.len(), "command"),
-            n(r.events.len(), "event"),
-            if r.stopped { "True" } else { "False" },
+            count(r.streams.len(), "stream"),
+            count(r.host.len(), "host command"),
+            count(r.commands.len(), "command"),
+            count(r.events.len(), "event"),
+            py_bool(r.stopped),
             r.passes
         )
     }

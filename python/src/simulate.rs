@@ -470,10 +470,7 @@ pub fn run(
     } else {
         py.detach(|| engine::simulate(upload, &p, variant))
     };
-    Ok(PySimResult::new(
-        answer,
-        (callables.delay, callables.result),
-    ))
+    Ok(PySimResult::new(answer, callables))
 }
 
 /// Writes a function that Python calls with the ten keyword-only
