@@ -12,6 +12,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::classes::{answer_methods, command_getters, field_getters, list_getters, value_class};
 use crate::engine::{
     self, Delay, Event, Params, ParamsError, Reason, ResultModel, SimResult, StreamError,
     SubmittedCommand,
@@ -58,27 +59,6 @@ pub fn command_repr(c: &SubmittedCommand) -> String {
     )
 }
 
-/// The list in `cell`, made from `items` the first time.
-pub fn list_once<T, P>(
-    py: Python<'_>,
-    cell: &OnceLock<Py<PyList>>,
-    items: &[T],
-    wrap: impl Fn(&T) -> P,
-) -> PyResult<Py<PyList>>
-where
-    P: pyo3::PyClass + Into<pyo3::PyClassInitializer<P>>,
-{
-    if let Some(list) = cell.get() {
-        return Ok(list.clone_ref(py));
-    }
-    let objects = items
-        .iter()
-        .map(|x| Py::new(py, wrap(x)))
-        .collect::<PyResult<Vec<_>>>()?;
-    let list = PyList::new(py, objects)?.unbind();
-    Ok(cell.get_or_init(|| list).clone_ref(py))
-}
-
 /// The parameters as a dict with the keys `json` writes (S24's for a run,
 /// S36's for a scenario); a callable `delay` or `result` appears as itself.
 pub fn params_dict<'py>(
@@ -108,77 +88,10 @@ pub fn params_dict<'py>(
     Ok(dict)
 }
 
-/// The getters of the fields of a `SubmittedCommand`, for a class holding
-/// one (`SubmittedCommand`, `ScenarioCommand`), in a `#[pymethods]` block of
-/// their own: `$command` is the path to the record in `self`. Each class
-/// gives its own docs of `args` and `pc` (none for no doc).
-macro_rules! command_getters {
-    (
-        impl $ty:ty;
-        command $($command:tt).+;
-        args [$(#[$args_doc:meta])*];
-        pc [$(#[$pc_doc:meta])*];
-    ) => {
-        #[pymethods]
-        impl $ty {
-            #[getter]
-            fn sequence(&self) -> u64 {
-                self.$($command).+.sequence
-            }
-            #[getter]
-            fn slot(&self) -> u8 {
-                self.$($command).+.slot
-            }
-            #[getter]
-            fn handler(&self) -> u8 {
-                self.$($command).+.handler
-            }
-            #[getter]
-            fn first(&self) -> u32 {
-                self.$($command).+.first
-            }
-            #[getter]
-            fn count(&self) -> u32 {
-                self.$($command).+.count
-            }
-            #[getter]
-            fn flags(&self) -> u8 {
-                self.$($command).+.flags
-            }
-            $(#[$args_doc])*
-            #[getter]
-            fn args(&self) -> Vec<u32> {
-                self.$($command).+.args.to_vec()
-            }
-            #[getter]
-            fn pass_index(&self) -> u64 {
-                self.$($command).+.pass_index
-            }
-            $(#[$pc_doc])*
-            #[getter]
-            fn pc(&self) -> u32 {
-                self.$($command).+.pc
-            }
-            #[getter]
-            fn queued(&self) -> bool {
-                self.$($command).+.queued
-            }
-        }
-    };
+value_class! {
+    /// One command that took a completion slot (S19).
+    "SubmittedCommand", PyCommand(SubmittedCommand), Hash
 }
-pub(crate) use command_getters;
-
-/// One command that took a completion slot (S19).
-#[pyclass(
-    name = "SubmittedCommand",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PyCommand(pub SubmittedCommand);
 
 #[pymethods]
 impl PyCommand {
@@ -226,17 +139,17 @@ impl PyCommand {
 
 command_getters! {
     impl PyCommand;
-    command 0;
+    at [0];
     args [
         /// The ten patched argument words.
     ];
     pc [];
 }
 
-/// One posted event (S22).
-#[pyclass(name = "Event", module = "kmst", frozen, eq, hash, skip_from_py_object)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PyEvent(pub Event);
+value_class! {
+    /// One posted event (S22).
+    "Event", PyEvent(Event), Hash
+}
 
 #[pymethods]
 impl PyEvent {
@@ -256,24 +169,6 @@ impl PyEvent {
         }))
     }
 
-    #[getter]
-    fn kind(&self) -> u8 {
-        self.0.kind
-    }
-    #[getter]
-    fn req(&self) -> u32 {
-        self.0.req
-    }
-    /// The 24-bit auxiliary.
-    #[getter]
-    fn auxiliary(&self) -> u32 {
-        self.0.auxiliary
-    }
-    #[getter]
-    fn pass_index(&self) -> u64 {
-        self.0.pass_index
-    }
-
     fn __repr__(&self) -> String {
         let e = &self.0;
         format!(
@@ -283,17 +178,20 @@ impl PyEvent {
     }
 }
 
-/// The reason and program counter of an error event (docs/spec.md "Events and errors").
-#[pyclass(
-    name = "StreamError",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PyStreamError(pub StreamError);
+field_getters! {
+    impl PyEvent;
+    at [0];
+    kind: u8,
+    req: u32,
+    /// The 24-bit auxiliary.
+    auxiliary: u32,
+    pass_index: u64,
+}
+
+value_class! {
+    /// The reason and program counter of an error event (docs/spec.md "Events and errors").
+    "StreamError", PyStreamError(StreamError), Hash
+}
 
 #[pymethods]
 impl PyStreamError {
@@ -376,30 +274,41 @@ impl PySimResult {
     }
 }
 
+answer_methods! {
+    impl PySimResult;
+    /// The parameters of the run as a dict with the keys of S24 (a callable
+    /// `delay` or `result` appears as itself).
+    params Params::to_json_value;
+    /// The S24 JSON of the run, exactly as `kmst run --json` prints it. A run
+    /// with a callable `delay` or `result` has no JSON form: ValueError.
+    to_json engine::result_json;
+}
+
+list_getters! {
+    impl PySimResult;
+    /// Every command submitted, in order.
+    commands: PyCommand,
+    /// Every event, in the order posted.
+    events: PyEvent,
+}
+
+field_getters! {
+    impl PySimResult;
+    at [inner];
+    /// The pass index of the last event plus one (0 if none).
+    passes: u64,
+    /// The full 32-bit halt register when HALT ended the stream, else `None`.
+    halt: Option<u32>,
+    /// True when a late command stopped the grid.
+    stopped: bool,
+}
+
 #[pymethods]
 impl PySimResult {
-    /// Every command submitted, in order.
-    #[getter]
-    fn commands(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.commands, &self.inner.commands, |c| PyCommand(*c))
-    }
-
-    /// Every event, in the order posted.
-    #[getter]
-    fn events(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.events, &self.inner.events, |e| PyEvent(*e))
-    }
-
     /// `"ended"`, `"error"` or `"stuck"`.
     #[getter]
     fn status(&self) -> &'static str {
         self.inner.status.as_str()
-    }
-
-    /// The pass index of the last event plus one (0 if none).
-    #[getter]
-    fn passes(&self) -> u64 {
-        self.inner.passes
     }
 
     /// The stream's error, or `None`.
@@ -408,44 +317,10 @@ impl PySimResult {
         error_object(py, self.inner.error)
     }
 
-    /// The full 32-bit halt register when HALT ended the stream, else `None`.
-    #[getter]
-    fn halt(&self) -> Option<u32> {
-        self.inner.halt
-    }
-
-    /// True when a late command stopped the grid.
-    #[getter]
-    fn stopped(&self) -> bool {
-        self.inner.stopped
-    }
-
     /// The check's error, or `None` when the check accepted the upload.
     #[getter]
     fn check(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         error_object(py, self.inner.check)
-    }
-
-    /// The parameters of the run as a dict with the keys of S24 (a callable
-    /// `delay` or `result` appears as itself).
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        params_dict(
-            py,
-            &self.inner.params,
-            &self.callables,
-            Params::to_json_value,
-        )
-    }
-
-    /// The S24 JSON of the run, exactly as `kmst run --json` prints it. A run
-    /// with a callable `delay` or `result` has no JSON form: ValueError.
-    fn to_json(&self) -> PyResult<String> {
-        engine::result_json(&self.inner).map_err(params_error)
-    }
-
-    fn __eq__(&self, other: PyRef<'_, PySimResult>) -> bool {
-        self.answer() == other.answer()
     }
 
     fn __repr__(&self) -> String {

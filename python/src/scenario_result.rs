@@ -13,16 +13,15 @@ use std::sync::OnceLock;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 
+use crate::classes::{answer_methods, command_getters, field_getters, list_getters, value_class};
 use crate::engine::{
     self, HostOutcome, Outcome, Reason, ScenarioCommand, ScenarioResult, Status, StreamOutcome,
     scenario_params_json,
 };
-use crate::errors::params_error;
 use crate::results::{
-    PyCommand, PyEvent, command_getters, command_repr, count, error_object, error_repr, list_once,
-    none_or, params_dict, py_bool,
+    PyCommand, PyEvent, command_repr, count, error_object, error_repr, none_or, py_bool,
 };
 use crate::simulate::Callables;
 
@@ -37,17 +36,10 @@ fn status_of(name: &str) -> PyResult<Status> {
     }
 }
 
-/// One accepted RUN (S36 `streams`).
-#[pyclass(
-    name = "StreamOutcome",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct PyStreamOutcome(pub StreamOutcome);
+value_class! {
+    /// One accepted RUN (S36 `streams`).
+    "StreamOutcome", PyStreamOutcome(StreamOutcome)
+}
 
 impl Hash for PyStreamOutcome {
     fn hash<H: Hasher>(&self, h: &mut H) {
@@ -80,24 +72,6 @@ impl PyStreamOutcome {
         }))
     }
 
-    /// The header's req.
-    #[getter]
-    fn req(&self) -> u32 {
-        self.0.req
-    }
-    #[getter]
-    fn offset(&self) -> u32 {
-        self.0.offset
-    }
-    #[getter]
-    fn length(&self) -> u32 {
-        self.0.length
-    }
-    /// The pass it started in (S36's `pass`).
-    #[getter]
-    fn pass_(&self) -> u64 {
-        self.0.pass
-    }
     /// `"ended"`, `"error"` or `"stuck"` (still active when the run ended, S35).
     #[getter]
     fn status(&self) -> &'static str {
@@ -107,12 +81,6 @@ impl PyStreamOutcome {
     fn error(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         error_object(py, self.0.error)
     }
-    /// The full 32-bit halt register when HALT ended the stream, else `None`.
-    #[getter]
-    fn halt(&self) -> Option<u32> {
-        self.0.halt
-    }
-
     fn __repr__(&self) -> String {
         let s = &self.0;
         format!(
@@ -128,17 +96,23 @@ impl PyStreamOutcome {
     }
 }
 
-/// What became of one host command (S36 `host`).
-#[pyclass(
-    name = "HostOutcome",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct PyHostOutcome(pub HostOutcome);
+field_getters! {
+    impl PyStreamOutcome;
+    at [0];
+    /// The header's req.
+    req: u32,
+    offset: u32,
+    length: u32,
+    /// The pass it started in (S36's `pass`).
+    pass_ = pass: u64,
+    /// The full 32-bit halt register when HALT ended the stream, else `None`.
+    halt: Option<u32>,
+}
+
+value_class! {
+    /// What became of one host command (S36 `host`).
+    "HostOutcome", PyHostOutcome(HostOutcome)
+}
 
 impl Hash for PyHostOutcome {
     fn hash<H: Hasher>(&self, h: &mut H) {
@@ -184,11 +158,6 @@ impl PyHostOutcome {
         }))
     }
 
-    /// The pass it was taken or rejected in; `None` if neither.
-    #[getter]
-    fn pass_(&self) -> Option<u64> {
-        self.0.pass
-    }
     /// `"taken"`, `"rejected"` or `"waiting"`.
     #[getter]
     fn outcome(&self) -> &'static str {
@@ -206,11 +175,6 @@ impl PyHostOutcome {
             _ => None,
         }
     }
-    /// For a taken RUN, its index in `streams`.
-    #[getter]
-    fn stream(&self) -> Option<usize> {
-        self.0.stream
-    }
 
     fn __repr__(&self) -> String {
         format!(
@@ -223,17 +187,19 @@ impl PyHostOutcome {
     }
 }
 
-/// A command that took a slot (S19) and the stream that made it (S36).
-#[pyclass(
-    name = "ScenarioCommand",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct PyScenarioCommand(pub ScenarioCommand);
+field_getters! {
+    impl PyHostOutcome;
+    at [0];
+    /// The pass it was taken or rejected in; `None` if neither.
+    pass_ = pass: Option<u64>,
+    /// For a taken RUN, its index in `streams`.
+    stream: Option<usize>,
+}
+
+value_class! {
+    /// A command that took a slot (S19) and the stream that made it (S36).
+    "ScenarioCommand", PyScenarioCommand(ScenarioCommand)
+}
 
 impl Hash for PyScenarioCommand {
     fn hash<H: Hasher>(&self, h: &mut H) {
@@ -257,11 +223,6 @@ impl PyScenarioCommand {
     fn command(&self) -> PyCommand {
         PyCommand(self.0.command)
     }
-    /// The index in `streams` of the stream that made it; `None` for the host.
-    #[getter]
-    fn stream(&self) -> Option<usize> {
-        self.0.stream
-    }
 
     fn __repr__(&self) -> String {
         format!(
@@ -272,9 +233,16 @@ impl PyScenarioCommand {
     }
 }
 
+field_getters! {
+    impl PyScenarioCommand;
+    at [0];
+    /// The index in `streams` of the stream that made it; `None` for the host.
+    stream: Option<usize>,
+}
+
 command_getters! {
     impl PyScenarioCommand;
-    command 0.command;
+    at [0.command];
     args [];
     pc [
         /// The SUBMIT or ENQUEUE that made it; 0 for the host.
@@ -318,69 +286,38 @@ impl PyScenarioResult {
     }
 }
 
-#[pymethods]
-impl PyScenarioResult {
-    /// One `StreamOutcome` per accepted RUN, in start order.
-    #[getter]
-    fn streams(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.streams, &self.inner.streams, |s| {
-            PyStreamOutcome(*s)
-        })
-    }
-
-    /// One `HostOutcome` per host command, in list order.
-    #[getter]
-    fn host(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.host, &self.inner.host, |h| PyHostOutcome(*h))
-    }
-
-    /// Every command that took a slot, in order, as `ScenarioCommand`.
-    #[getter]
-    fn commands(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.commands, &self.inner.commands, |c| {
-            PyScenarioCommand(*c)
-        })
-    }
-
-    /// Every event, in the order posted.
-    #[getter]
-    fn events(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.events, &self.inner.events, |e| PyEvent(*e))
-    }
-
-    /// True when a late command stopped the grid (S33).
-    #[getter]
-    fn stopped(&self) -> bool {
-        self.inner.stopped
-    }
-
-    /// The pass index of the last event plus one (0 if none).
-    #[getter]
-    fn passes(&self) -> u64 {
-        self.inner.passes
-    }
-
+answer_methods! {
+    impl PyScenarioResult;
     /// The parameters as a dict with S36's keys (a callable appears as itself).
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        params_dict(
-            py,
-            &self.inner.params,
-            &self.callables,
-            scenario_params_json,
-        )
-    }
-
+    params scenario_params_json;
     /// The S36 answer JSON, as the engine writes it. A run with a callable
     /// `delay` or `result` has no JSON form: ValueError.
-    fn to_json(&self) -> PyResult<String> {
-        engine::scenario_result_json(&self.inner).map_err(params_error)
-    }
+    to_json engine::scenario_result_json;
+}
 
-    fn __eq__(&self, other: PyRef<'_, PyScenarioResult>) -> bool {
-        self.answer() == other.answer()
-    }
+list_getters! {
+    impl PyScenarioResult;
+    /// One `StreamOutcome` per accepted RUN, in start order.
+    streams: PyStreamOutcome,
+    /// One `HostOutcome` per host command, in list order.
+    host: PyHostOutcome,
+    /// Every command that took a slot, in order, as `ScenarioCommand`.
+    commands: PyScenarioCommand,
+    /// Every event, in the order posted.
+    events: PyEvent,
+}
 
+field_getters! {
+    impl PyScenarioResult;
+    at [inner];
+    /// True when a late command stopped the grid (S33).
+    stopped: bool,
+    /// The pass index of the last event plus one (0 if none).
+    passes: u64,
+}
+
+#[pymethods]
+impl PyScenarioResult {
     fn __repr__(&self) -> String {
         let r = &self.inner;
         format!(
