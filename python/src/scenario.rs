@@ -19,7 +19,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 
 use crate::engine::{self, HostCommand, Params, Scenario, ScenarioError, scenario_params_json};
-use crate::errors::{params_error, scenario_error, type_name};
+use crate::errors::{params_error, repr, scenario_error, type_name};
 use crate::results::{count, params_dict};
 use crate::scenario_result::PyScenarioResult;
 use crate::simulate::{Callables, Keywords, params_of, upload_bytes, variant, with_keywords};
@@ -41,10 +41,6 @@ const PARAM_KEYS: [&str; 9] = [
 /// An engine error as a Python `ScenarioError`.
 fn raise(e: ScenarioError) -> PyErr {
     scenario_error(&e.entry.to_string(), &e.field, &e.problem.to_string())
-}
-
-fn repr(obj: &Bound<'_, PyAny>) -> String {
-    obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
 }
 
 /// A parameter error of `params_of` (a ValueError with `param` and `problem`)

@@ -19,7 +19,7 @@ use pyo3::types::{
 };
 
 use crate::engine::{self, Delay, Params, ParamsError, ResultModel, SubmittedCommand, Variant};
-use crate::errors::{param_int, params_error, type_name};
+use crate::errors::{param_int, params_error, repr, type_name};
 use crate::results::{PyCommand, PySimResult, error_object};
 use crate::stream::PyStream;
 
@@ -30,10 +30,6 @@ fn bad(param: &'static str, message: impl Into<String>) -> PyErr {
         param,
         message: message.into(),
     })
-}
-
-fn repr(obj: &Bound<'_, PyAny>) -> String {
-    obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
 }
 
 /// The upload bytes of `obj`: bytes, bytearray, memoryview, or a `Stream` (encoded).
