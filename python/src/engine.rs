@@ -7,9 +7,14 @@
 //! the one to adapt.
 
 pub use kmst::builder::{BuildError, Label, Operand, Reg, Stream as Builder};
-pub use kmst::check::StreamFormatError;
+// The kernel's check (docs/spec.md "The check") and what the kernel answers
+// a `KM_HANDLER_RUN` (S3, S6).
+pub use kmst::check::{StreamFormatError, check, check_run};
 pub use kmst::for_each_op;
 pub use kmst::format::{Header, Upload};
+// An upload file (`.kms` assembled, anything else its bytes) and a scenario
+// file read with its uploads, as the CLI reads them.
+pub use kmst::scenario::{load_upload, read_file as read_scenario_file};
 pub use kmst_reference::scenario::answer::params_json as scenario_params_json;
 pub use kmst_reference::{
     Delay, Event, HostCommand, HostOutcome, Outcome, Params, ParamsError, Reason, ResultModel,
@@ -82,38 +87,11 @@ pub fn scenario_from_json(
     kmst_reference::scenario::json::from_json(text, path, &mut load)
 }
 
-/// An upload file: assembled when it is `.kms` assembly text, else its bytes.
-pub fn load_upload(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
-    if path.extension().is_some_and(|e| e == "kms") {
-        let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())?;
-        kmst::asm::assemble(&text).map_err(|e| format!("does not assemble: {e}"))
-    } else {
-        Ok(bytes)
-    }
-}
-
 /// The S36 JSON of a scenario's answer (an error when the parameters hold a
 /// callable, which JSON cannot carry).
 pub fn scenario_result_json(result: &ScenarioResult) -> Result<String, ParamsError> {
     let value = result.to_json_value()?;
     Ok(serde_json::to_string_pretty(&value).expect("a JSON value prints"))
-}
-
-/// The kernel's check (docs/spec.md "The check").
-pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
-    kmst::check::check(data, region_size)
-}
-
-/// What the kernel answers a `KM_HANDLER_RUN`: the error, if any, and the req of its event (S3, S6).
-pub fn check_run(
-    data: &[u8],
-    offset: u64,
-    region_size: u64,
-    active: &[(u64, u64)],
-    active_reqs: &[u32],
-) -> (Option<StreamError>, u32) {
-    kmst::check::check_run(data, offset, region_size, active, active_reqs)
 }
 
 /// The S24 JSON of a run, exactly as `kmst run --json` prints it (an error

@@ -73,16 +73,28 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .map_or_else(|_| "?".to_owned(), |n| n.to_string())
 }
 
-/// A Python int as i64, clamped to i64::MIN / i64::MAX beyond them.
-pub fn wide_i64(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Wide<i64>> {
+/// The `repr` of `obj`, for messages.
+pub fn repr(obj: &Bound<'_, PyAny>) -> String {
+    obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+}
+
+/// A Python int as `T` when it fits, else `clamp` of it with the int kept as written.
+fn wide<'py, T>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    clamp: impl FnOnce(&Bound<'py, PyInt>) -> PyResult<T>,
+) -> PyResult<Wide<T>>
+where
+    T: Copy + Into<i128> + for<'a> FromPyObject<'a, 'py>,
+{
     let int = int_of(obj, what)?;
-    if let Ok(v) = int.extract::<i64>() {
+    if let Ok(value) = int.extract::<T>() {
         return Ok(Wide {
-            value: v,
+            value,
             written: None,
         });
     }
-    let value = if int.lt(0)? { i64::MIN } else { i64::MAX };
+    let value = clamp(&int)?;
     Ok(Wide {
         value,
         written: Some(Written {
@@ -92,22 +104,16 @@ pub fn wide_i64(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Wide<i64>> {
     })
 }
 
+/// A Python int as i64, clamped to i64::MIN / i64::MAX beyond them.
+pub fn wide_i64(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Wide<i64>> {
+    wide(obj, what, |int| {
+        Ok(if int.lt(0)? { i64::MIN } else { i64::MAX })
+    })
+}
+
 /// A Python int as u64, clamped to u64::MAX when negative or too large.
 pub fn wide_u64(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Wide<u64>> {
-    let int = int_of(obj, what)?;
-    if let Ok(v) = int.extract::<u64>() {
-        return Ok(Wide {
-            value: v,
-            written: None,
-        });
-    }
-    Ok(Wide {
-        value: u64::MAX,
-        written: Some(Written {
-            clamped: u64::MAX.into(),
-            obj: int.into_any().unbind(),
-        }),
-    })
+    wide(obj, what, |_| Ok(u64::MAX))
 }
 
 /// A Python int in `0..=max` for a parameter, else a ValueError naming it (S25).
@@ -117,7 +123,7 @@ pub fn param_int(obj: &Bound<'_, PyAny>, param: &'static str, max: u64) -> PyRes
         return Err(bad(format!(
             "expected an integer, found {} {}",
             type_name(obj),
-            obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+            repr(obj)
         )));
     }
     match obj.extract::<u64>() {

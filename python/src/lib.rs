@@ -7,6 +7,7 @@
 //! - [`results`]: `SimResult`, `SubmittedCommand`, `Event`, `StreamError`.
 //! - [`scenario`]: kernel scenarios (S26..S36): `Scenario`, `simulate_scenario`.
 //! - [`scenario_result`]: `ScenarioResult`, `StreamOutcome`, `HostOutcome`, `ScenarioCommand`.
+//! - [`classes`]: what the answer's classes write alike (value classes, getters).
 //! - [`bench`]: the engine's own time of a run, for docs/python.md.
 //! - [`errors`]: `BuildError`, `StreamFormatError`, `ScenarioError` and the reading of Python integers.
 //!
@@ -14,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 mod bench;
+mod classes;
 mod engine;
 mod errors;
 mod results;

@@ -12,31 +12,86 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::classes::{answer_methods, command_getters, field_getters, list_getters, value_class};
 use crate::engine::{
-    self, Delay, Event, Reason, ResultModel, SimResult, StreamError, SubmittedCommand,
+    self, Delay, Event, Params, ParamsError, Reason, ResultModel, SimResult, StreamError,
+    SubmittedCommand,
 };
 use crate::errors::params_error;
+use crate::simulate::Callables;
 
 /// "1 command", "2 commands".
-fn count(n: usize, what: &str) -> String {
+pub fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-fn py_bool(b: bool) -> &'static str {
+pub fn py_bool(b: bool) -> &'static str {
     if b { "True" } else { "False" }
 }
 
-/// One command that took a completion slot (S19).
-#[pyclass(
-    name = "SubmittedCommand",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PyCommand(pub SubmittedCommand);
+/// `None` or the value, as Python writes them.
+pub fn none_or<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "None".to_owned(), |v| v.to_string())
+}
+
+/// `None` or the `repr` of a `StreamError`.
+pub fn error_repr(e: &Option<StreamError>) -> String {
+    match e {
+        None => "None".to_owned(),
+        Some(e) => format!("StreamError(reason={}, pc={})", e.reason.number(), e.pc),
+    }
+}
+
+/// The `repr` of a `SubmittedCommand`, in constructor form.
+pub fn command_repr(c: &SubmittedCommand) -> String {
+    format!(
+        "SubmittedCommand(sequence={}, slot={}, handler={}, first={}, count={}, flags={}, args={:?}, pass_index={}, pc={}, queued={})",
+        c.sequence,
+        c.slot,
+        c.handler,
+        c.first,
+        c.count,
+        c.flags,
+        c.args,
+        c.pass_index,
+        c.pc,
+        py_bool(c.queued)
+    )
+}
+
+/// The parameters as a dict with the keys `json` writes (S24's for a run,
+/// S36's for a scenario); a callable `delay` or `result` appears as itself.
+pub fn params_dict<'py>(
+    py: Python<'py>,
+    params: &Params,
+    callables: &Callables,
+    json: impl FnOnce(&Params) -> Result<serde_json::Value, ParamsError>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut p = params.clone();
+    if matches!(p.delay, Delay::Custom(_)) {
+        p.delay = Delay::Fixed(0);
+    }
+    if matches!(p.result, ResultModel::Custom(_)) {
+        p.result = ResultModel::Zero;
+    }
+    let text = json(&p).map_err(params_error)?.to_string();
+    let dict = py
+        .import("json")?
+        .call_method1("loads", (text,))?
+        .cast_into::<PyDict>()?;
+    if let Some(f) = &callables.delay {
+        dict.set_item("delay", f.clone_ref(py))?;
+    }
+    if let Some(f) = &callables.result {
+        dict.set_item("result", f.clone_ref(py))?;
+    }
+    Ok(dict)
+}
+
+value_class! {
+    /// One command that took a completion slot (S19).
+    "SubmittedCommand", PyCommand(SubmittedCommand), Hash
+}
 
 #[pymethods]
 impl PyCommand {
@@ -77,70 +132,24 @@ impl PyCommand {
         }))
     }
 
-    #[getter]
-    fn sequence(&self) -> u64 {
-        self.0.sequence
-    }
-    #[getter]
-    fn slot(&self) -> u8 {
-        self.0.slot
-    }
-    #[getter]
-    fn handler(&self) -> u8 {
-        self.0.handler
-    }
-    #[getter]
-    fn first(&self) -> u32 {
-        self.0.first
-    }
-    #[getter]
-    fn count(&self) -> u32 {
-        self.0.count
-    }
-    #[getter]
-    fn flags(&self) -> u8 {
-        self.0.flags
-    }
-    /// The ten patched argument words.
-    #[getter]
-    fn args(&self) -> Vec<u32> {
-        self.0.args.to_vec()
-    }
-    #[getter]
-    fn pass_index(&self) -> u64 {
-        self.0.pass_index
-    }
-    #[getter]
-    fn pc(&self) -> u32 {
-        self.0.pc
-    }
-    #[getter]
-    fn queued(&self) -> bool {
-        self.0.queued
-    }
-
     fn __repr__(&self) -> String {
-        let c = &self.0;
-        format!(
-            "SubmittedCommand(sequence={}, slot={}, handler={}, first={}, count={}, flags={}, args={:?}, pass_index={}, pc={}, queued={})",
-            c.sequence,
-            c.slot,
-            c.handler,
-            c.first,
-            c.count,
-            c.flags,
-            c.args,
-            c.pass_index,
-            c.pc,
-            py_bool(c.queued)
-        )
+        command_repr(&self.0)
     }
 }
 
-/// One posted event (S22).
-#[pyclass(name = "Event", module = "kmst", frozen, eq, hash, skip_from_py_object)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PyEvent(pub Event);
+command_getters! {
+    impl PyCommand;
+    at [0];
+    args [
+        /// The ten patched argument words.
+    ];
+    pc [];
+}
+
+value_class! {
+    /// One posted event (S22).
+    "Event", PyEvent(Event), Hash
+}
 
 #[pymethods]
 impl PyEvent {
@@ -160,24 +169,6 @@ impl PyEvent {
         }))
     }
 
-    #[getter]
-    fn kind(&self) -> u8 {
-        self.0.kind
-    }
-    #[getter]
-    fn req(&self) -> u32 {
-        self.0.req
-    }
-    /// The 24-bit auxiliary.
-    #[getter]
-    fn auxiliary(&self) -> u32 {
-        self.0.auxiliary
-    }
-    #[getter]
-    fn pass_index(&self) -> u64 {
-        self.0.pass_index
-    }
-
     fn __repr__(&self) -> String {
         let e = &self.0;
         format!(
@@ -187,17 +178,20 @@ impl PyEvent {
     }
 }
 
-/// The reason and program counter of an error event (docs/spec.md "Events and errors").
-#[pyclass(
-    name = "StreamError",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PyStreamError(pub StreamError);
+field_getters! {
+    impl PyEvent;
+    at [0];
+    kind: u8,
+    req: u32,
+    /// The 24-bit auxiliary.
+    auxiliary: u32,
+    pass_index: u64,
+}
+
+value_class! {
+    /// The reason and program counter of an error event (docs/spec.md "Events and errors").
+    "StreamError", PyStreamError(StreamError), Hash
+}
 
 #[pymethods]
 impl PyStreamError {
@@ -249,13 +243,13 @@ pub fn error_object(py: Python<'_>, e: Option<StreamError>) -> PyResult<Py<PyAny
 pub struct PySimResult {
     pub inner: SimResult,
     /// The Python callables of `delay` and `result`, when the run used them.
-    pub callables: (Option<Py<PyAny>>, Option<Py<PyAny>>),
+    pub callables: Callables,
     commands: OnceLock<Py<PyList>>,
     events: OnceLock<Py<PyList>>,
 }
 
 impl PySimResult {
-    pub fn new(inner: SimResult, callables: (Option<Py<PyAny>>, Option<Py<PyAny>>)) -> Self {
+    pub fn new(inner: SimResult, callables: Callables) -> Self {
         PySimResult {
             inner,
             callables,
@@ -280,50 +274,41 @@ impl PySimResult {
     }
 }
 
+answer_methods! {
+    impl PySimResult;
+    /// The parameters of the run as a dict with the keys of S24 (a callable
+    /// `delay` or `result` appears as itself).
+    params Params::to_json_value;
+    /// The S24 JSON of the run, exactly as `kmst run --json` prints it. A run
+    /// with a callable `delay` or `result` has no JSON form: ValueError.
+    to_json engine::result_json;
+}
+
+list_getters! {
+    impl PySimResult;
+    /// Every command submitted, in order.
+    commands: PyCommand,
+    /// Every event, in the order posted.
+    events: PyEvent,
+}
+
+field_getters! {
+    impl PySimResult;
+    at [inner];
+    /// The pass index of the last event plus one (0 if none).
+    passes: u64,
+    /// The full 32-bit halt register when HALT ended the stream, else `None`.
+    halt: Option<u32>,
+    /// True when a late command stopped the grid.
+    stopped: bool,
+}
+
 #[pymethods]
 impl PySimResult {
-    /// Every command submitted, in order.
-    #[getter]
-    fn commands(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        if let Some(list) = self.commands.get() {
-            return Ok(list.clone_ref(py));
-        }
-        let items = self
-            .inner
-            .commands
-            .iter()
-            .map(|c| Py::new(py, PyCommand(*c)))
-            .collect::<PyResult<Vec<_>>>()?;
-        let list = PyList::new(py, items)?.unbind();
-        Ok(self.commands.get_or_init(|| list).clone_ref(py))
-    }
-
-    /// Every event, in the order posted.
-    #[getter]
-    fn events(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        if let Some(list) = self.events.get() {
-            return Ok(list.clone_ref(py));
-        }
-        let items = self
-            .inner
-            .events
-            .iter()
-            .map(|e| Py::new(py, PyEvent(*e)))
-            .collect::<PyResult<Vec<_>>>()?;
-        let list = PyList::new(py, items)?.unbind();
-        Ok(self.events.get_or_init(|| list).clone_ref(py))
-    }
-
     /// `"ended"`, `"error"` or `"stuck"`.
     #[getter]
     fn status(&self) -> &'static str {
         self.inner.status.as_str()
-    }
-
-    /// The pass index of the last event plus one (0 if none).
-    #[getter]
-    fn passes(&self) -> u64 {
-        self.inner.passes
     }
 
     /// The stream's error, or `None`.
@@ -332,73 +317,22 @@ impl PySimResult {
         error_object(py, self.inner.error)
     }
 
-    /// The full 32-bit halt register when HALT ended the stream, else `None`.
-    #[getter]
-    fn halt(&self) -> Option<u32> {
-        self.inner.halt
-    }
-
-    /// True when a late command stopped the grid.
-    #[getter]
-    fn stopped(&self) -> bool {
-        self.inner.stopped
-    }
-
     /// The check's error, or `None` when the check accepted the upload.
     #[getter]
     fn check(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         error_object(py, self.inner.check)
     }
 
-    /// The parameters of the run as a dict with the keys of S24 (a callable
-    /// `delay` or `result` appears as itself).
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let mut p = self.inner.params.clone();
-        if matches!(p.delay, Delay::Custom(_)) {
-            p.delay = Delay::Fixed(0);
-        }
-        if matches!(p.result, ResultModel::Custom(_)) {
-            p.result = ResultModel::Zero;
-        }
-        let text = p.to_json_value().map_err(params_error)?.to_string();
-        let dict = py
-            .import("json")?
-            .call_method1("loads", (text,))?
-            .cast_into::<PyDict>()?;
-        if let Some(f) = &self.callables.0 {
-            dict.set_item("delay", f.clone_ref(py))?;
-        }
-        if let Some(f) = &self.callables.1 {
-            dict.set_item("result", f.clone_ref(py))?;
-        }
-        Ok(dict)
-    }
-
-    /// The S24 JSON of the run, exactly as `kmst run --json` prints it. A run
-    /// with a callable `delay` or `result` has no JSON form: ValueError.
-    fn to_json(&self) -> PyResult<String> {
-        engine::result_json(&self.inner).map_err(params_error)
-    }
-
-    fn __eq__(&self, other: PyRef<'_, PySimResult>) -> bool {
-        self.answer() == other.answer()
-    }
-
     fn __repr__(&self) -> String {
         let r = &self.inner;
-        let opt = |e: &Option<StreamError>| match e {
-            None => "None".to_owned(),
-            Some(e) => format!("StreamError(reason={}, pc={})", e.reason.number(), e.pc),
-        };
         format!(
             "SimResult(commands=[{}], events=[{}], status='{}', passes={}, error={}, halt={}, stopped={})",
             count(r.commands.len(), "command"),
             count(r.events.len(), "event"),
             r.status.as_str(),
             r.passes,
-            opt(&r.error),
-            r.halt.map_or_else(|| "None".to_owned(), |h| h.to_string()),
+            error_repr(&r.error),
+            none_or(r.halt),
             py_bool(r.stopped)
         )
     }

@@ -19,7 +19,8 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 
 use crate::engine::{self, HostCommand, Params, Scenario, ScenarioError, scenario_params_json};
-use crate::errors::{params_error, scenario_error, type_name};
+use crate::errors::{params_error, repr, scenario_error, type_name};
+use crate::results::{count, params_dict};
 use crate::scenario_result::PyScenarioResult;
 use crate::simulate::{Callables, Keywords, params_of, upload_bytes, variant, with_keywords};
 use kmst_reference::{Entry, Problem};
@@ -40,10 +41,6 @@ const PARAM_KEYS: [&str; 9] = [
 /// An engine error as a Python `ScenarioError`.
 fn raise(e: ScenarioError) -> PyErr {
     scenario_error(&e.entry.to_string(), &e.field, &e.problem.to_string())
-}
-
-fn repr(obj: &Bound<'_, PyAny>) -> String {
-    obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
 }
 
 /// A parameter error of `params_of` (a ValueError with `param` and `problem`)
@@ -396,17 +393,7 @@ impl PyScenario {
 
     /// The scenario file at `path` (S36).
     fn load_file(path: &Path) -> PyResult<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            raise(ScenarioError::new(
-                Entry::File,
-                "",
-                Problem::File {
-                    path: path.display().to_string(),
-                    message: format!("cannot be read: {e}"),
-                },
-            ))
-        })?;
-        let inner = engine::scenario_from_json(&text, path, &mut []).map_err(raise)?;
+        let inner = engine::read_scenario_file(path).map_err(raise)?;
         Ok(PyScenario {
             inner,
             callables: Callables::default(),
@@ -655,7 +642,12 @@ impl PyScenario {
     /// The parameters as a dict with S36's keys (a callable appears as itself).
     #[getter]
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        crate::scenario_result::params_dict(py, self.inner.params(), &self.callables)
+        params_dict(
+            py,
+            self.inner.params(),
+            &self.callables,
+            scenario_params_json,
+        )
     }
 
     /// The placements, in order, as `(offset, bytes)`.
@@ -673,11 +665,10 @@ impl PyScenario {
     }
 
     fn __repr__(&self) -> String {
-        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
         format!(
             "Scenario({}, {})",
-            n(self.inner.uploads().len(), "upload"),
-            n(self.inner.host().len(), "host command")
+            count(self.inner.uploads().len(), "upload"),
+            count(self.inner.host().len(), "host command")
         )
     }
 }

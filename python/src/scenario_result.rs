@@ -13,26 +13,17 @@ use std::sync::OnceLock;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 
+use crate::classes::{answer_methods, command_getters, field_getters, list_getters, value_class};
 use crate::engine::{
-    self, Delay, HostOutcome, Outcome, Params, Reason, ResultModel, ScenarioCommand,
-    ScenarioResult, Status, StreamError, StreamOutcome, scenario_params_json,
+    self, HostOutcome, Outcome, Reason, ScenarioCommand, ScenarioResult, Status, StreamOutcome,
+    scenario_params_json,
 };
-use crate::errors::params_error;
-use crate::results::{PyCommand, PyEvent, error_object};
+use crate::results::{
+    PyCommand, PyEvent, command_repr, count, error_object, error_repr, none_or, py_bool,
+};
 use crate::simulate::Callables;
-
-fn none_or<T: ToString>(v: Option<T>) -> String {
-    v.map_or_else(|| "None".to_owned(), |v| v.to_string())
-}
-
-fn error_repr(e: &Option<StreamError>) -> String {
-    match e {
-        None => "None".to_owned(),
-        Some(e) => format!("StreamError(reason={}, pc={})", e.reason.number(), e.pc),
-    }
-}
 
 fn status_of(name: &str) -> PyResult<Status> {
     match name {
@@ -45,44 +36,10 @@ fn status_of(name: &str) -> PyResult<Status> {
     }
 }
 
-/// The parameters as a dict with S36's keys; a callable appears as itself.
-pub fn params_dict<'py>(
-    py: Python<'py>,
-    params: &Params,
-    callables: &Callables,
-) -> PyResult<Bound<'py, PyDict>> {
-    let mut p = params.clone();
-    if matches!(p.delay, Delay::Custom(_)) {
-        p.delay = Delay::Fixed(0);
-    }
-    if matches!(p.result, ResultModel::Custom(_)) {
-        p.result = ResultModel::Zero;
-    }
-    let text = scenario_params_json(&p).map_err(params_error)?.to_string();
-    let dict = py
-        .import("json")?
-        .call_method1("loads", (text,))?
-        .cast_into::<PyDict>()?;
-    if let Some(f) = &callables.delay {
-        dict.set_item("delay", f.clone_ref(py))?;
-    }
-    if let Some(f) = &callables.result {
-        dict.set_item("result", f.clone_ref(py))?;
-    }
-    Ok(dict)
+value_class! {
+    /// One accepted RUN (S36 `streams`).
+    "StreamOutcome", PyStreamOutcome(StreamOutcome)
 }
-
-/// One accepted RUN (S36 `streams`).
-#[pyclass(
-    name = "StreamOutcome",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct PyStreamOutcome(pub StreamOutcome);
 
 impl Hash for PyStreamOutcome {
     fn hash<H: Hasher>(&self, h: &mut H) {
@@ -115,24 +72,6 @@ impl PyStreamOutcome {
         }))
     }
 
-    /// The header's req.
-    #[getter]
-    fn req(&self) -> u32 {
-        self.0.req
-    }
-    #[getter]
-    fn offset(&self) -> u32 {
-        self.0.offset
-    }
-    #[getter]
-    fn length(&self) -> u32 {
-        self.0.length
-    }
-    /// The pass it started in (S36's `pass`).
-    #[getter]
-    fn pass_(&self) -> u64 {
-        self.0.pass
-    }
     /// `"ended"`, `"error"` or `"stuck"` (still active when the run ended, S35).
     #[getter]
     fn status(&self) -> &'static str {
@@ -142,12 +81,6 @@ impl PyStreamOutcome {
     fn error(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         error_object(py, self.0.error)
     }
-    /// The full 32-bit halt register when HALT ended the stream, else `None`.
-    #[getter]
-    fn halt(&self) -> Option<u32> {
-        self.0.halt
-    }
-
     fn __repr__(&self) -> String {
         let s = &self.0;
         format!(
@@ -163,17 +96,23 @@ impl PyStreamOutcome {
     }
 }
 
-/// What became of one host command (S36 `host`).
-#[pyclass(
-    name = "HostOutcome",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct PyHostOutcome(pub HostOutcome);
+field_getters! {
+    impl PyStreamOutcome;
+    at [0];
+    /// The header's req.
+    req: u32,
+    offset: u32,
+    length: u32,
+    /// The pass it started in (S36's `pass`).
+    pass_ = pass: u64,
+    /// The full 32-bit halt register when HALT ended the stream, else `None`.
+    halt: Option<u32>,
+}
+
+value_class! {
+    /// What became of one host command (S36 `host`).
+    "HostOutcome", PyHostOutcome(HostOutcome)
+}
 
 impl Hash for PyHostOutcome {
     fn hash<H: Hasher>(&self, h: &mut H) {
@@ -219,11 +158,6 @@ impl PyHostOutcome {
         }))
     }
 
-    /// The pass it was taken or rejected in; `None` if neither.
-    #[getter]
-    fn pass_(&self) -> Option<u64> {
-        self.0.pass
-    }
     /// `"taken"`, `"rejected"` or `"waiting"`.
     #[getter]
     fn outcome(&self) -> &'static str {
@@ -241,11 +175,6 @@ impl PyHostOutcome {
             _ => None,
         }
     }
-    /// For a taken RUN, its index in `streams`.
-    #[getter]
-    fn stream(&self) -> Option<usize> {
-        self.0.stream
-    }
 
     fn __repr__(&self) -> String {
         format!(
@@ -258,17 +187,19 @@ impl PyHostOutcome {
     }
 }
 
-/// A command that took a slot (S19) and the stream that made it (S36).
-#[pyclass(
-    name = "ScenarioCommand",
-    module = "kmst",
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object
-)]
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct PyScenarioCommand(pub ScenarioCommand);
+field_getters! {
+    impl PyHostOutcome;
+    at [0];
+    /// The pass it was taken or rejected in; `None` if neither.
+    pass_ = pass: Option<u64>,
+    /// For a taken RUN, its index in `streams`.
+    stream: Option<usize>,
+}
+
+value_class! {
+    /// A command that took a slot (S19) and the stream that made it (S36).
+    "ScenarioCommand", PyScenarioCommand(ScenarioCommand)
+}
 
 impl Hash for PyScenarioCommand {
     fn hash<H: Hasher>(&self, h: &mut H) {
@@ -292,70 +223,30 @@ impl PyScenarioCommand {
     fn command(&self) -> PyCommand {
         PyCommand(self.0.command)
     }
-    /// The index in `streams` of the stream that made it; `None` for the host.
-    #[getter]
-    fn stream(&self) -> Option<usize> {
-        self.0.stream
-    }
-    #[getter]
-    fn sequence(&self) -> u64 {
-        self.0.command.sequence
-    }
-    #[getter]
-    fn slot(&self) -> u8 {
-        self.0.command.slot
-    }
-    #[getter]
-    fn handler(&self) -> u8 {
-        self.0.command.handler
-    }
-    #[getter]
-    fn first(&self) -> u32 {
-        self.0.command.first
-    }
-    #[getter]
-    fn count(&self) -> u32 {
-        self.0.command.count
-    }
-    #[getter]
-    fn flags(&self) -> u8 {
-        self.0.command.flags
-    }
-    #[getter]
-    fn args(&self) -> Vec<u32> {
-        self.0.command.args.to_vec()
-    }
-    #[getter]
-    fn pass_index(&self) -> u64 {
-        self.0.command.pass_index
-    }
-    /// The SUBMIT or ENQUEUE that made it; 0 for the host.
-    #[getter]
-    fn pc(&self) -> u32 {
-        self.0.command.pc
-    }
-    #[getter]
-    fn queued(&self) -> bool {
-        self.0.command.queued
-    }
 
     fn __repr__(&self) -> String {
-        let c = &self.0.command;
         format!(
-            "ScenarioCommand(SubmittedCommand(sequence={}, slot={}, handler={}, first={}, count={}, flags={}, args={:?}, pass_index={}, pc={}, queued={}), stream={})",
-            c.sequence,
-            c.slot,
-            c.handler,
-            c.first,
-            c.count,
-            c.flags,
-            c.args,
-            c.pass_index,
-            c.pc,
-            if c.queued { "True" } else { "False" },
+            "ScenarioCommand({}, stream={})",
+            command_repr(&self.0.command),
             none_or(self.0.stream)
         )
     }
+}
+
+field_getters! {
+    impl PyScenarioCommand;
+    at [0];
+    /// The index in `streams` of the stream that made it; `None` for the host.
+    stream: Option<usize>,
+}
+
+command_getters! {
+    impl PyScenarioCommand;
+    at [0.command];
+    args [];
+    pc [
+        /// The SUBMIT or ENQUEUE that made it; 0 for the host.
+    ];
 }
 
 /// The answer of `simulate_scenario` (S36).
@@ -395,95 +286,47 @@ impl PyScenarioResult {
     }
 }
 
-/// The list in `cell`, made from `items` the first time.
-fn list_once<T, P>(
-    py: Python<'_>,
-    cell: &OnceLock<Py<PyList>>,
-    items: &[T],
-    wrap: impl Fn(&T) -> P,
-) -> PyResult<Py<PyList>>
-where
-    P: pyo3::PyClass + Into<pyo3::PyClassInitializer<P>>,
-{
-    if let Some(list) = cell.get() {
-        return Ok(list.clone_ref(py));
-    }
-    let objects = items
-        .iter()
-        .map(|x| Py::new(py, wrap(x)))
-        .collect::<PyResult<Vec<_>>>()?;
-    let list = PyList::new(py, objects)?.unbind();
-    Ok(cell.get_or_init(|| list).clone_ref(py))
+answer_methods! {
+    impl PyScenarioResult;
+    /// The parameters as a dict with S36's keys (a callable appears as itself).
+    params scenario_params_json;
+    /// The S36 answer JSON, as the engine writes it. A run with a callable
+    /// `delay` or `result` has no JSON form: ValueError.
+    to_json engine::scenario_result_json;
+}
+
+list_getters! {
+    impl PyScenarioResult;
+    /// One `StreamOutcome` per accepted RUN, in start order.
+    streams: PyStreamOutcome,
+    /// One `HostOutcome` per host command, in list order.
+    host: PyHostOutcome,
+    /// Every command that took a slot, in order, as `ScenarioCommand`.
+    commands: PyScenarioCommand,
+    /// Every event, in the order posted.
+    events: PyEvent,
+}
+
+field_getters! {
+    impl PyScenarioResult;
+    at [inner];
+    /// True when a late command stopped the grid (S33).
+    stopped: bool,
+    /// The pass index of the last event plus one (0 if none).
+    passes: u64,
 }
 
 #[pymethods]
 impl PyScenarioResult {
-    /// One `StreamOutcome` per accepted RUN, in start order.
-    #[getter]
-    fn streams(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.streams, &self.inner.streams, |s| {
-            PyStreamOutcome(*s)
-        })
-    }
-
-    /// One `HostOutcome` per host command, in list order.
-    #[getter]
-    fn host(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.host, &self.inner.host, |h| PyHostOutcome(*h))
-    }
-
-    /// Every command that took a slot, in order, as `ScenarioCommand`.
-    #[getter]
-    fn commands(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.commands, &self.inner.commands, |c| {
-            PyScenarioCommand(*c)
-        })
-    }
-
-    /// Every event, in the order posted.
-    #[getter]
-    fn events(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        list_once(py, &self.events, &self.inner.events, |e| PyEvent(*e))
-    }
-
-    /// True when a late command stopped the grid (S33).
-    #[getter]
-    fn stopped(&self) -> bool {
-        self.inner.stopped
-    }
-
-    /// The pass index of the last event plus one (0 if none).
-    #[getter]
-    fn passes(&self) -> u64 {
-        self.inner.passes
-    }
-
-    /// The parameters as a dict with S36's keys (a callable appears as itself).
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        params_dict(py, &self.inner.params, &self.callables)
-    }
-
-    /// The S36 answer JSON, as the engine writes it. A run with a callable
-    /// `delay` or `result` has no JSON form: ValueError.
-    fn to_json(&self) -> PyResult<String> {
-        engine::scenario_result_json(&self.inner).map_err(params_error)
-    }
-
-    fn __eq__(&self, other: PyRef<'_, PyScenarioResult>) -> bool {
-        self.answer() == other.answer()
-    }
-
     fn __repr__(&self) -> String {
         let r = &self.inner;
-        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
         format!(
             "ScenarioResult(streams=[{}], host=[{}], commands=[{}], events=[{}], stopped={}, passes={})",
-            n(r.streams.len(), "stream"),
-            n(r.host.len(), "host command"),
-            n(r.commands.len(), "command"),
-            n(r.events.len(), "event"),
-            if r.stopped { "True" } else { "False" },
+            count(r.streams.len(), "stream"),
+            count(r.host.len(), "host command"),
+            count(r.commands.len(), "command"),
+            count(r.events.len(), "event"),
+            py_bool(r.stopped),
             r.passes
         )
     }

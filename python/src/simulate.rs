@@ -19,7 +19,7 @@ use pyo3::types::{
 };
 
 use crate::engine::{self, Delay, Params, ParamsError, ResultModel, SubmittedCommand, Variant};
-use crate::errors::{param_int, params_error, type_name};
+use crate::errors::{param_int, params_error, repr, type_name};
 use crate::results::{PyCommand, PySimResult, error_object};
 use crate::stream::PyStream;
 
@@ -30,10 +30,6 @@ fn bad(param: &'static str, message: impl Into<String>) -> PyErr {
         param,
         message: message.into(),
     })
-}
-
-fn repr(obj: &Bound<'_, PyAny>) -> String {
-    obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
 }
 
 /// The upload bytes of `obj`: bytes, bytearray, memoryview, or a `Stream` (encoded).
@@ -145,85 +141,90 @@ fn tagged<'py>(
     Ok(None)
 }
 
+/// A model of `param` in the forms `delay` and `result` share (S23): an int
+/// (the model `int` makes of it), a name (`word`), a list (`table`), a
+/// tagged model (`("table", list)`, or what `tag` makes of the others), or a
+/// callable; anything else is refused as not `expected`.
+fn model<M>(
+    obj: &Bound<'_, PyAny>,
+    param: &'static str,
+    int: impl Fn(u32) -> M,
+    word: impl Fn(&str) -> Option<M>,
+    table: impl Fn(&Bound<'_, PyAny>) -> PyResult<M>,
+    tag: impl Fn(&str, &[Bound<'_, PyAny>]) -> Option<PyResult<M>>,
+    expected: &str,
+) -> PyResult<Model<M>> {
+    let unknown = || bad(param, format!("unknown model {}", repr(obj)));
+    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+        return Ok(Model::Fixed(int(param_int(obj, param, U32)? as u32)));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        // to_cow: in the limited API (abi3) before Python 3.10 too.
+        let s = s.to_cow()?;
+        return word(&s)
+            .map(Model::Fixed)
+            .ok_or_else(|| bad(param, format!("unknown model `{s}`")));
+    }
+    if obj.is_instance_of::<PyList>() {
+        return table(obj).map(Model::Fixed);
+    }
+    if let Some((name, rest)) = tagged(obj, param)? {
+        return match (name.as_str(), rest.as_slice()) {
+            ("table", [t]) => table(t).map(Model::Fixed),
+            (name, rest) => tag(name, rest)
+                .unwrap_or_else(|| Err(unknown()))
+                .map(Model::Fixed),
+        };
+    }
+    if obj.is_callable() {
+        return Ok(Model::Callable(obj.clone().unbind()));
+    }
+    Err(bad(
+        param,
+        format!("expected {expected}, found {}", repr(obj)),
+    ))
+}
+
 /// `delay`: an int, None (never), ("cycle", base, modulo), a list (table),
 /// the JSON forms, or a callable returning an int or None (S23).
 pub fn delay_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<Delay>> {
     if obj.is_none() {
         return Ok(Model::Fixed(Delay::Never));
     }
-    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
-        return Ok(Model::Fixed(Delay::Fixed(
-            param_int(obj, "delay", U32)? as u32
-        )));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        // to_cow: in the limited API (abi3) before Python 3.10 too.
-        return match &*s.to_cow()? {
-            "never" => Ok(Model::Fixed(Delay::Never)),
-            other => Err(bad("delay", format!("unknown model `{other}`"))),
-        };
-    }
-    if obj.is_instance_of::<PyList>() {
-        return delay_table(obj).map(Model::Fixed);
-    }
-    if let Some((name, rest)) = tagged(obj, "delay")? {
-        return match (name.as_str(), rest.as_slice()) {
-            ("cycle", rest) => cycle(rest).map(Model::Fixed),
-            ("table", [t]) => delay_table(t).map(Model::Fixed),
-            _ => Err(bad("delay", format!("unknown model {}", repr(obj)))),
-        };
-    }
-    if obj.is_callable() {
-        return Ok(Model::Callable(obj.clone().unbind()));
-    }
-    Err(bad(
+    model(
+        obj,
         "delay",
-        format!(
-            "expected an int, None, a model or a callable, found {}",
-            repr(obj)
-        ),
-    ))
+        Delay::Fixed,
+        |word| (word == "never").then_some(Delay::Never),
+        delay_table,
+        |name, rest| (name == "cycle").then(|| cycle(rest)),
+        "an int, None, a model or a callable",
+    )
 }
 
 /// `result`: an int (every result that value), "zero", "sequence", ("arg", k),
 /// a list (table), the JSON forms, or a callable returning an int (S23).
 pub fn result_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<ResultModel>> {
-    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
-        let v = param_int(obj, "result", U32)? as u32;
-        // A constant result is the one-entry table; 0 is the default model.
-        return Ok(Model::Fixed(if v == 0 {
-            ResultModel::Zero
-        } else {
-            ResultModel::Table(vec![v])
-        }));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return match &*s.to_cow()? {
-            "zero" => Ok(Model::Fixed(ResultModel::Zero)),
-            "sequence" => Ok(Model::Fixed(ResultModel::Sequence)),
-            other => Err(bad("result", format!("unknown model `{other}`"))),
-        };
-    }
-    if obj.is_instance_of::<PyList>() {
-        return result_table(obj).map(Model::Fixed);
-    }
-    if let Some((name, rest)) = tagged(obj, "result")? {
-        return match (name.as_str(), rest.as_slice()) {
-            ("arg", [k]) => result_arg(k).map(Model::Fixed),
-            ("table", [t]) => result_table(t).map(Model::Fixed),
-            _ => Err(bad("result", format!("unknown model {}", repr(obj)))),
-        };
-    }
-    if obj.is_callable() {
-        return Ok(Model::Callable(obj.clone().unbind()));
-    }
-    Err(bad(
+    model(
+        obj,
         "result",
-        format!(
-            "expected an int, a model or a callable, found {}",
-            repr(obj)
-        ),
-    ))
+        // A constant result is the one-entry table; 0 is the default model.
+        |v| match v {
+            0 => ResultModel::Zero,
+            v => ResultModel::Table(vec![v]),
+        },
+        |word| match word {
+            "zero" => Some(ResultModel::Zero),
+            "sequence" => Some(ResultModel::Sequence),
+            _ => None,
+        },
+        result_table,
+        |name, rest| match (name, rest) {
+            ("arg", [k]) => Some(result_arg(k)),
+            _ => None,
+        },
+        "an int, a model or a callable",
+    )
 }
 
 /// The first error a callable raised during a run.
@@ -470,10 +471,7 @@ pub fn run(
     } else {
         py.detach(|| engine::simulate(upload, &p, variant))
     };
-    Ok(PySimResult::new(
-        answer,
-        (callables.delay, callables.result),
-    ))
+    Ok(PySimResult::new(answer, callables))
 }
 
 /// Writes a function that Python calls with the ten keyword-only
