@@ -24,11 +24,12 @@ pub struct Difference {
 
 impl fmt::Display for Difference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: expected {}, got {}",
-            self.field, self.expected, self.got
-        )
+        let Difference {
+            field,
+            expected,
+            got,
+        } = self;
+        write!(f, "{field}: expected {expected}, got {got}")
     }
 }
 

@@ -90,11 +90,21 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CorpusError 
 
 /// The names of every `.kms` source in `dir`, sorted.
 pub fn stream_names(dir: &Path) -> Result<Vec<String>, CorpusError> {
+    names_in(dir, "kms", |_| true)
+}
+
+/// The stems of the `.ext` files in `dir` that `keep` keeps, sorted.
+pub(crate) fn names_in(
+    dir: &Path,
+    ext: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Result<Vec<String>, CorpusError> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
         let path = entry.map_err(io_err(dir))?.path();
-        if path.extension().is_some_and(|e| e == "kms")
+        if path.extension().is_some_and(|e| e == ext)
             && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
+            && keep(stem)
         {
             names.push(stem.to_owned());
         }

@@ -30,11 +30,12 @@ pub struct Mismatch {
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {}: {}",
-            self.stream, self.implementation, self.difference
-        )
+        let Mismatch {
+            stream,
+            implementation,
+            difference,
+        } = self;
+        write!(f, "{stream}: {implementation}: {difference}")
     }
 }
 

@@ -57,18 +57,7 @@ pub struct SavedScenario {
 /// The names of the scenarios in `dir`, sorted: every `NAME.json` whose
 /// name has no dot (`NAME.answer.json` and `NAME.expect.json` are not).
 pub fn scenario_names(dir: &Path) -> Result<Vec<String>, CorpusError> {
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
-        let path = entry.map_err(io_err(dir))?.path();
-        if path.extension().is_some_and(|e| e == "json")
-            && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
-            && !stem.contains('.')
-        {
-            names.push(stem.to_owned());
-        }
-    }
-    names.sort();
-    Ok(names)
+    super::names_in(dir, "json", |stem| !stem.contains('.'))
 }
 
 fn bad(name: &str, message: impl Into<String>) -> CorpusError {

@@ -114,15 +114,25 @@ pub fn sweep(
     dispatch: Dispatch,
     budgets: &[u32],
 ) -> Result<Vec<SweepRow>, ProfileError> {
+    per_budget(params, budgets, |p| {
+        Ok(SweepRow::of(&profile(upload, &p, dispatch, false)?.profile))
+    })
+}
+
+/// `run` once per turn budget in `budgets`, on `params` with that budget:
+/// the sweeps of a stream and of a scenario.
+fn per_budget<T, E>(
+    params: &Params,
+    budgets: &[u32],
+    mut run: impl FnMut(Params) -> Result<T, E>,
+) -> Result<Vec<T>, E> {
     budgets
         .iter()
-        .map(|&budget| {
-            let p = Params {
-                turn_budget: budget,
+        .map(|&turn_budget| {
+            run(Params {
+                turn_budget,
                 ..params.clone()
-            };
-            let run = profile(upload, &p, dispatch, false)?;
-            Ok(SweepRow::of(&run.profile))
+            })
         })
         .collect()
 }

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_scenario_observed};
 use kmst::format::SLOTS;
-use kmst_reference::{Outcome, Params, Scenario, ScenarioError, ScenarioResult};
+use kmst_reference::{Outcome, Scenario, ScenarioError, ScenarioResult};
 
 use super::collect::{ProfileObserver, TURN_END_NAMES, TurnRecord, turn_end_index};
 use super::report::{EndRow, OpsRow, QueueDepth, SlotOccupancy, Turns, status_name};
@@ -418,17 +418,10 @@ pub fn sweep(
     dispatch: Dispatch,
     budgets: &[u32],
 ) -> Result<Vec<ScenarioSweepRow>, ScenarioProfileError> {
-    budgets
-        .iter()
-        .map(|&budget| {
-            let params = Params {
-                turn_budget: budget,
-                ..scenario.params().clone()
-            };
-            let s = scenario
-                .with_params(params)
-                .map_err(ScenarioProfileError::Scenario)?;
-            Ok(ScenarioSweepRow::of(&profile(&s, dispatch)?.profile))
-        })
-        .collect()
+    super::per_budget(scenario.params(), budgets, |params| {
+        let s = scenario
+            .with_params(params)
+            .map_err(ScenarioProfileError::Scenario)?;
+        Ok(ScenarioSweepRow::of(&profile(&s, dispatch)?.profile))
+    })
 }
