@@ -514,37 +514,24 @@ totals: 29557000 4001000 12345 2000004 678
 
     #[test]
     fn malformed_files_are_errors() {
-        let no_branch_sim = "events: Ir\nsummary: 100\n";
-        assert!(
-            parse_callgrind(no_branch_sim)
-                .unwrap_err()
-                .contains("--branch-sim=yes")
-        );
-        assert!(
-            parse_callgrind("summary: 1\n")
-                .unwrap_err()
-                .contains("events")
-        );
-        assert!(
-            parse_callgrind("events: Ir Bc Bcm Bi Bim\n")
-                .unwrap_err()
-                .contains("summary")
-        );
-        let bad = "events: Ir Bc Bcm Bi Bim\nsummary: 1 x\n";
+        // (the file, what its error says)
+        for (text, says) in [
+            ("events: Ir\nsummary: 100\n", "--branch-sim=yes"),
+            ("summary: 1\n", "events"),
+            ("events: Ir Bc Bcm Bi Bim\n", "summary"),
+            (
+                "events: Ir Bc Bcm Bi Bim\nsummary: 1 2 3 4 5 6\n",
+                "6 totals for 5 events",
+            ),
+            ("events: Ir\nevents: Ir\n", "second"),
+        ] {
+            let e = parse_callgrind(text).unwrap_err();
+            assert!(e.contains(says), "{text:?}: {e}");
+        }
+        // The bad count's message is exactly this.
         assert_eq!(
-            parse_callgrind(bad).unwrap_err(),
+            parse_callgrind("events: Ir Bc Bcm Bi Bim\nsummary: 1 x\n").unwrap_err(),
             "line 2: `x` is not a count"
-        );
-        let long = "events: Ir Bc Bcm Bi Bim\nsummary: 1 2 3 4 5 6\n";
-        assert!(
-            parse_callgrind(long)
-                .unwrap_err()
-                .contains("6 totals for 5 events")
-        );
-        assert!(
-            parse_callgrind("events: Ir\nevents: Ir\n")
-                .unwrap_err()
-                .contains("second")
         );
     }
 

@@ -68,47 +68,32 @@ impl Src for Regs {
 pub(crate) mod src {
     use super::{Regs, Src};
 
-    /// `a` from the accumulator.
-    pub(crate) struct a;
-    impl Src for a {
-        const A: bool = true;
-        type Held = Regs;
+    /// Each source: the operands it reads elsewhere than the register
+    /// file, and what it becomes when the accumulator holds nothing.
+    macro_rules! sources {
+        ($($(#[$doc:meta])* $name:ident: [$($flag:ident),*], held $held:ident;)*) => {$(
+            $(#[$doc])*
+            pub(crate) struct $name;
+            impl Src for $name {
+                $(const $flag: bool = true;)*
+                type Held = $held;
+            }
+        )*};
     }
 
-    /// `b` from the accumulator.
-    pub(crate) struct b;
-    impl Src for b {
-        const B: bool = true;
-        type Held = Regs;
-    }
-
-    /// `c` from the accumulator.
-    pub(crate) struct c;
-    impl Src for c {
-        const C: bool = true;
-        type Held = Regs;
-    }
-
-    /// In place: `b` is register `a`.
-    pub(crate) struct in_place;
-    impl Src for in_place {
-        const B_IS_A: bool = true;
-        type Held = in_place;
-    }
-
-    /// SUBMIT's group from the registers in `a` and `b`, not exclusive.
-    pub(crate) struct group;
-    impl Src for group {
-        const GROUP: bool = true;
-        type Held = group;
-    }
-
-    /// In place, and `c` from the accumulator.
-    pub(crate) struct in_place_c;
-    impl Src for in_place_c {
-        const C: bool = true;
-        const B_IS_A: bool = true;
-        type Held = in_place;
+    sources! {
+        /// `a` from the accumulator.
+        a: [A], held Regs;
+        /// `b` from the accumulator.
+        b: [B], held Regs;
+        /// `c` from the accumulator.
+        c: [C], held Regs;
+        /// In place: `b` is register `a`.
+        in_place: [B_IS_A], held in_place;
+        /// SUBMIT's group from the registers in `a` and `b`, not exclusive.
+        group: [GROUP], held group;
+        /// In place, and `c` from the accumulator.
+        in_place_c: [C, B_IS_A], held in_place;
     }
 }
 
