@@ -2,7 +2,7 @@
 //!
 //! Registers are u32 and arithmetic wraps (docs/spec.md "Micro-ops").
 
-use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
+use super::{Ctx, Exit, Flow, OpBody, Src, run_acc, run_via_acc};
 use crate::exec::inst::Inst;
 #[cfg(feature = "jit")]
 use crate::exec::lower::{Emit, Lowered};
@@ -10,17 +10,21 @@ use crate::exec::observer::Observer;
 use crate::exec::operand::{get, operand_b, operand_c, set};
 use crate::types::Reason;
 
-macro_rules! three_reg {
-    ($($name:ident: $f:expr, $lower:ident;)*) => {$(
+/// A straight micro-op `a = f(b, second)`, its second operand register
+/// `c` or the imm: the body runs `f` on the operands from where `S` says,
+/// the lowering is `lower`.
+macro_rules! straight {
+    (@second c, $regs:ident, $i:ident, $acc:ident) => { operand_c::<S>($regs, $i, *$acc) };
+    (@second imm, $regs:ident, $i:ident, $acc:ident) => { $i.imm };
+    ($name:ident, $f:expr, $second:ident, |$e:ident, $i:ident| $lower:expr) => {
         pub(crate) struct $name;
         impl OpBody for $name {
             const STRAIGHT: bool = true;
             run_via_acc!();
             #[cfg(feature = "jit")]
-            fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
-                let (b, c) = (e.reg(i.b), e.reg(i.c));
-                let v = e.$lower(b, c);
-                e.set_reg(i.a, v);
+            fn lower<E: Emit>($e: &mut E, $i: &Inst) -> Lowered {
+                let v = $lower;
+                $e.set_reg($i.a, v);
                 Lowered::Next
             }
             #[inline(always)]
@@ -31,13 +35,20 @@ macro_rules! three_reg {
                 unsafe {
                     let i = &*ip;
                     let f: fn(u32, u32) -> u32 = $f;
-                    let v = f(operand_b::<S>(regs, i, *acc), operand_c::<S>(regs, i, *acc));
+                    let v = f(operand_b::<S>(regs, i, *acc), straight!(@second $second, regs, i, acc));
                     set(regs, i.a, v);
                     *acc = v;
                     Ok(ip.add(1))
                 }
             }
         }
+    };
+}
+
+/// `a = f(b, c)`, lowered as the emitter's method of that name.
+macro_rules! three_reg {
+    ($($name:ident: $f:expr, $lower:ident;)*) => {$(
+        straight!($name, $f, c, |e, i| { let (b, c) = (e.reg(i.b), e.reg(i.c)); e.$lower(b, c) });
     )*};
 }
 
@@ -48,32 +59,10 @@ three_reg! {
     And: |b, c| b & c, and;
 }
 
+/// `a = f(b, imm)`, lowered by the expression given.
 macro_rules! reg_imm {
     ($($name:ident: $f:expr, |$e:ident, $b:ident, $imm:ident| $lower:expr;)*) => {$(
-        pub(crate) struct $name;
-        impl OpBody for $name {
-            const STRAIGHT: bool = true;
-            run_via_acc!();
-            #[cfg(feature = "jit")]
-            fn lower<E: Emit>($e: &mut E, i: &Inst) -> Lowered {
-                let ($b, $imm) = (i.b, i.imm);
-                let v = $lower;
-                $e.set_reg(i.a, v);
-                Lowered::Next
-            }
-            #[inline(always)]
-            unsafe fn run_acc<O: Observer, S: Src>(ip: *const Inst, regs: *mut u32, _: &mut Ctx<O>, acc: &mut u32) -> Flow {
-                // SAFETY: as for the three-register micro-ops.
-                unsafe {
-                    let i = &*ip;
-                    let f: fn(u32, u32) -> u32 = $f;
-                    let v = f(operand_b::<S>(regs, i, *acc), i.imm);
-                    set(regs, i.a, v);
-                    *acc = v;
-                    Ok(ip.add(1))
-                }
-            }
-        }
+        straight!($name, $f, imm, |$e, i| { let ($b, $imm) = (i.b, i.imm); $lower });
     )*};
 }
 
@@ -129,13 +118,7 @@ impl OpBody for Rand {
         e.set_reg(i.a, x);
         Lowered::Next
     }
-    #[inline(always)]
-    unsafe fn run_acc<O: Observer, S: Src>(
-        ip: *const Inst,
-        regs: *mut u32,
-        _: &mut Ctx<O>,
-        acc: &mut u32,
-    ) -> Flow {
+    run_acc!(|ip, regs, _, acc| {
         // SAFETY: as for the three-register micro-ops; 15 is a register.
         unsafe {
             let mut x = get(regs, 15);
@@ -147,5 +130,5 @@ impl OpBody for Rand {
             *acc = x;
             Ok(ip.add(1))
         }
-    }
+    });
 }

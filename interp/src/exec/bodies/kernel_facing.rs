@@ -6,7 +6,7 @@
 //! (machine/mod.rs, "Spans of quick passes"), so that they run knowing
 //! their pass.
 
-use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
+use super::{Ctx, Exit, Flow, OpBody, Src, run_acc, run_via_acc};
 use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
 use crate::exec::operand::{get, set};
@@ -62,13 +62,7 @@ impl OpBody for Submit {
     #[cfg(feature = "jit")]
     const INTERPRETED: bool = true;
     run_via_acc!();
-    #[inline(always)]
-    unsafe fn run_acc<O: Observer, S: Src>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: &mut Ctx<O>,
-        acc: &mut u32,
-    ) -> Flow {
+    run_acc!(|ip, regs, ctx, acc| {
         // SUBMIT ends its block: the head after it reads the register file,
         // so the accumulator is dropped rather than kept in a register.
         *acc = 0;
@@ -87,7 +81,7 @@ impl OpBody for Submit {
                 Err(e) => Err(ctx.fail(e)),
             }
         }
-    }
+    });
 }
 
 interpreted! {
@@ -115,13 +109,7 @@ impl OpBody for ReadResult {
     const INTERPRETED: bool = true;
     const STRAIGHT: bool = true;
     run_via_acc!();
-    #[inline(always)]
-    unsafe fn run_acc<O: Observer, S: Src>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: &mut Ctx<O>,
-        acc: &mut u32,
-    ) -> Flow {
+    run_acc!(|ip, regs, ctx, acc| {
         // SAFETY: OpBody's contract.
         unsafe {
             let v = (*ctx.stream).latest_result;
@@ -129,7 +117,7 @@ impl OpBody for ReadResult {
             *acc = v;
             Ok(ip.add(1))
         }
-    }
+    });
 }
 
 interpreted! {

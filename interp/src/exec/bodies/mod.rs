@@ -199,3 +199,19 @@ macro_rules! run_via_acc {
     };
 }
 pub(crate) use run_via_acc;
+
+/// [`OpBody::run_acc`] of a body written outside a macro: its arguments
+/// named as given (`_` for one it does not read), the contract's
+/// signature written once.
+macro_rules! run_acc {
+    (|$ip:pat_param, $regs:pat_param, $ctx:pat_param, $acc:pat_param| $body:block) => {
+        #[inline(always)]
+        unsafe fn run_acc<O: Observer, S: Src>(
+            $ip: *const $crate::exec::inst::Inst,
+            $regs: *mut u32,
+            $ctx: &mut $crate::exec::bodies::Ctx<O>,
+            $acc: &mut u32,
+        ) -> $crate::exec::bodies::Flow $body
+    };
+}
+pub(crate) use run_acc;

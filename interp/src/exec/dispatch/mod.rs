@@ -30,7 +30,9 @@
 /// A loop's entry: a `pub(crate) unsafe fn` of the handler contract's
 /// arguments (handler.rs) that, in the unit tests, first notes that the
 /// loop of `$variant` was entered (`entered`, read by the test that each
-/// variant runs its own loop), then runs `$body`.
+/// variant runs its own loop), then runs `$body`. A build of the switch
+/// or loop_match variant alone declares none.
+#[allow(unused_macros)]
 macro_rules! loop_entry {
     (
         $variant:expr;
