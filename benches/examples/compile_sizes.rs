@@ -39,7 +39,7 @@ use std::time::Instant;
 use kmst::exec::{Dispatch, Machine, NoObserver};
 use kmst::format::Upload;
 use kmst::ops::Opcode;
-use kmst_benches::micro_ops;
+use kmst_benches::{median, micro_ops};
 use kmst_harness::shapes::{self, Shape};
 
 // Only the peer workloads and their wasmtime runners are used here.
@@ -139,16 +139,6 @@ fn measure<T>(f: impl FnOnce() -> T) -> (Sample, T) {
     let secs = start.elapsed().as_secs_f64();
     let heap = PEAK.load(Relaxed).saturating_sub(before) as f64;
     (Sample { secs, heap }, out)
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -454,13 +444,10 @@ fn run_table(rounds: usize) {
 }
 
 fn main() -> ExitCode {
-    let rounds: usize = match std::env::args().nth(1).map(|s| s.parse()) {
-        None => 5,
-        Some(Ok(n)) if n >= 1 => n,
-        _ => {
-            eprintln!("usage: compile_sizes [ROUNDS] (ROUNDS >= 1, default 5)");
-            return ExitCode::from(2);
-        }
+    let Some(rounds) =
+        kmst_benches::rounds_arg(5, "usage: compile_sizes [ROUNDS] (ROUNDS >= 1, default 5)")
+    else {
+        return ExitCode::from(2);
     };
     if let Err(host) = kmst::exec::jit_available() {
         eprintln!("compile_sizes: the compiled tier does not compile on {host}");

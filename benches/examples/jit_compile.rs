@@ -12,20 +12,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use kmst::exec::{Dispatch, Machine, NoObserver};
-
-fn median(xs: &mut [f64]) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
+use kmst_benches::median;
 
 fn main() -> ExitCode {
-    let rounds: usize = match std::env::args().nth(1).map(|s| s.parse()) {
-        None => 31,
-        Some(Ok(n)) if n >= 1 => n,
-        _ => {
-            eprintln!("jit_compile: ROUNDS must be a number >= 1");
-            return ExitCode::from(2);
-        }
+    let Some(rounds) = kmst_benches::rounds_arg(31, "jit_compile: ROUNDS must be a number >= 1")
+    else {
+        return ExitCode::from(2);
     };
     println!(
         "| workload | micro-ops in the upload | µs to compile | µs per micro-op compiled | first answer, jit / tail | first answer, tiered / tail | the run alone, jit / tail |"
@@ -67,7 +59,7 @@ fn main() -> ExitCode {
             ratio.push(jit / tail);
             tiered.push(tiers / tail);
         }
-        let us = median(&mut compile);
+        let us = median(compile);
         let ops = kmst::check::CheckedUpload::new(&w.upload, w.upload.len() as u64)
             .map(|u| u.op_count() as usize)
             .unwrap_or(op_count);
@@ -77,9 +69,9 @@ fn main() -> ExitCode {
             ops,
             us,
             us / ops.max(1) as f64,
-            median(&mut ratio),
-            median(&mut tiered),
-            median(&mut run)
+            median(ratio),
+            median(tiered),
+            median(run)
         );
     }
     ExitCode::SUCCESS

@@ -23,7 +23,7 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use kmst_benches::micro_ops;
+use kmst_benches::{median, micro_ops};
 
 #[path = "../peers/mod.rs"]
 mod peers;
@@ -35,16 +35,6 @@ fn measured_run(peer: &mut Peer) -> Option<u32> {
     black_box(peer.run())
 }
 
-fn median(xs: &mut [f64]) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
-    }
-}
-
 fn once(workload: &str, runner: &str) -> ExitCode {
     let mut peer = Peer::new(workload, runner);
     let halt = measured_run(&mut peer);
@@ -53,6 +43,16 @@ fn once(workload: &str, runner: &str) -> ExitCode {
         micro_ops(workload)
     );
     ExitCode::SUCCESS
+}
+
+/// A table's head: a runner column, then one per workload.
+fn table_head() {
+    print!("| runner |");
+    for w in &WORKLOADS {
+        print!(" {} |", w.name);
+    }
+    println!();
+    println!("|---|{}", "---:|".repeat(WORKLOADS.len()));
 }
 
 fn table(rounds: usize) -> ExitCode {
@@ -77,16 +77,11 @@ fn table(rounds: usize) -> ExitCode {
     }
 
     println!("ns per micro-op (median of {rounds} interleaved rounds; one round = one whole run)");
-    print!("| runner |");
-    for w in &WORKLOADS {
-        print!(" {} |", w.name);
-    }
-    println!();
-    println!("|---|{}", "---:|".repeat(WORKLOADS.len()));
+    table_head();
     for (r, runner) in runners.iter().enumerate() {
         print!("| {runner} |");
         for (w, o) in ops.iter().enumerate() {
-            print!(" {:.2} |", median(&mut ns[w][r].clone()) / o);
+            print!(" {:.2} |", median(ns[w][r].clone()) / o);
         }
         println!();
     }
@@ -96,17 +91,12 @@ fn table(rounds: usize) -> ExitCode {
         "time relative to kmst {} (median of the per-round ratios; < 1 is faster)",
         runners[0]
     );
-    print!("| runner |");
-    for w in &WORKLOADS {
-        print!(" {} |", w.name);
-    }
-    println!();
-    println!("|---|{}", "---:|".repeat(WORKLOADS.len()));
+    table_head();
     for (r, runner) in runners.iter().enumerate() {
         print!("| {runner} |");
         for row in &ns {
-            let mut ratios: Vec<f64> = row[r].iter().zip(&row[0]).map(|(x, t)| x / t).collect();
-            print!(" {:.2} |", median(&mut ratios));
+            let ratios: Vec<f64> = row[r].iter().zip(&row[0]).map(|(x, t)| x / t).collect();
+            print!(" {:.2} |", median(ratios));
         }
         println!();
     }

@@ -102,6 +102,31 @@ pub fn straight_params() -> kmst::types::Params {
     }
 }
 
+/// The median of `xs`: the middle one, or the mean of the middle two.
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+/// An example's first argument, its number of rounds: `default` when it
+/// is absent; `None`, with `usage` printed, when it is not a number of at
+/// least 1.
+pub fn rounds_arg(default: usize, usage: &str) -> Option<usize> {
+    match std::env::args().nth(1).map(|s| s.parse()) {
+        None => Some(default),
+        Some(Ok(n)) if n >= 1 => Some(n),
+        _ => {
+            eprintln!("{usage}");
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
