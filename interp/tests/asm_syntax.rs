@@ -397,52 +397,19 @@ fn unused_fields_in_braces() {
 
 #[test]
 fn format_op_prints_one_micro_op() {
-    assert_eq!(
-        format_op(&MicroOp::new(Opcode::Addi, 1, 2, 0, 5)),
-        "addi r1, r2, 5"
-    );
-    assert_eq!(
-        format_op(&MicroOp::new(Opcode::Jlt, 1, 2, 0, 7)),
-        "jlt r1, r2, @7"
-    );
-    assert_eq!(
-        format_op(&MicroOp::new(Opcode::Enqueue, 3, 0, 0, 2)),
-        "enqueue r3, #2"
-    );
-    assert_eq!(
-        format_op(&MicroOp::new(Opcode::Submit, 0, 0, 0, 0)),
-        "submit #0"
-    );
-    assert_eq!(
-        format_op(&MicroOp {
-            op: 2,
-            a: 1,
-            b: 2,
-            c: 3,
-            imm: 0
-        }),
-        "mov r1, r2 {c=3}"
-    );
-    assert_eq!(
-        format_op(&MicroOp {
-            op: 0,
-            a: 1,
-            b: 2,
-            c: 3,
-            imm: 4
-        }),
-        ".op 0, 1, 2, 3, 4"
-    );
-    assert_eq!(
-        format_op(&MicroOp {
-            op: 3,
-            a: 1,
-            b: 2,
-            c: 16,
-            imm: 0
-        }),
-        ".op 3, 1, 2, 16, 0"
-    );
+    // The unknown opcode 0 and ADD's c = 16 print as `.op`; MOV's unused c as `{c=3}`.
+    let raw = |op, a, b, c, imm| MicroOp { op, a, b, c, imm };
+    for (op, want) in [
+        (MicroOp::new(Opcode::Addi, 1, 2, 0, 5), "addi r1, r2, 5"),
+        (MicroOp::new(Opcode::Jlt, 1, 2, 0, 7), "jlt r1, r2, @7"),
+        (MicroOp::new(Opcode::Enqueue, 3, 0, 0, 2), "enqueue r3, #2"),
+        (MicroOp::new(Opcode::Submit, 0, 0, 0, 0), "submit #0"),
+        (raw(2, 1, 2, 3, 0), "mov r1, r2 {c=3}"),
+        (raw(0, 1, 2, 3, 4), ".op 0, 1, 2, 3, 4"),
+        (raw(3, 1, 2, 16, 0), ".op 3, 1, 2, 16, 0"),
+    ] {
+        assert_eq!(format_op(&op), want, "{op:?}");
+    }
 }
 
 #[test]
