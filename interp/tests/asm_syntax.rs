@@ -283,34 +283,15 @@ fn explicit_templates_and_mixing() {
 #[test]
 fn raw_forms_reach_every_fault() {
     // `Reason::UnknownOpcode`: an unknown opcode; 4: a register number 16; 3 and 5: indexes out of range.
-    assert_eq!(
-        rejected(&format!("{HEAD}halt r0\n.op 11, 0, 0, 0, 0\n")),
-        StreamError {
-            reason: Reason::UnknownOpcode,
-            pc: 1
-        }
-    );
-    assert_eq!(
-        rejected(&format!("{HEAD}.op 2, 1, 16, 0, 0\n")),
-        StreamError {
-            reason: Reason::BadRegister,
-            pc: 0
-        }
-    );
-    assert_eq!(
-        rejected(&format!("{HEAD}jmp @1\n")),
-        StreamError {
-            reason: Reason::BadJump,
-            pc: 0
-        }
-    );
-    assert_eq!(
-        rejected(&format!("{HEAD}halt r0\nsubmit #0\n")),
-        StreamError {
-            reason: Reason::BadTemplate,
-            pc: 1
-        }
-    );
+    for (text, reason, pc) in [
+        ("halt r0\n.op 11, 0, 0, 0, 0\n", Reason::UnknownOpcode, 1),
+        (".op 2, 1, 16, 0, 0\n", Reason::BadRegister, 0),
+        ("jmp @1\n", Reason::BadJump, 0),
+        ("halt r0\nsubmit #0\n", Reason::BadTemplate, 1),
+    ] {
+        let want = StreamError { reason, pc };
+        assert_eq!(rejected(&format!("{HEAD}{text}")), want, "{text:?}");
+    }
     // A bad template: handler 0, queue flag, 5 patches, raw patch bytes, group register 16.
     for t in [
         "handler=0",
