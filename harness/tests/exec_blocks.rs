@@ -3,6 +3,10 @@
 //! jumps into a block's middle and blocks cut at 255 micro-ops must end
 //! after exactly the micro-op S17 says, on every variant.
 
+mod common;
+
+use common::program;
+
 use kmst::exec::{Dispatch, Observer, simulate, simulate_observed};
 use kmst::format::MicroOp;
 use kmst::ops::Opcode::*;
@@ -87,21 +91,21 @@ fn a_dependent_chain_through_the_accumulator_cut_everywhere() {
     // Each micro-op of the loop body reads what the one before wrote (the
     // forwarding variants, docs/dispatch.md "The accumulator"): turns and
     // step limits that stop at any of them restart it from the registers.
-    let ops = vec![
-        op(Set, 3, 0, 0, 3),
-        op(Set, 1, 0, 0, 30),
-        op(Add, 4, 4, 1, 0),
-        op(Mul, 5, 4, 3, 0),
-        op(And, 6, 5, 4, 0),
-        op(Shr, 7, 6, 0, 3),
-        op(Add, 8, 8, 7, 0),
-        op(Sub, 9, 8, 9, 0),
-        op(Mov, 10, 9, 0, 0),
-        op(Addi, 11, 10, 0, 7),
-        op(Addi, 1, 1, 0, u32::MAX),
-        op(Jnz, 1, 0, 0, 2),
-        op(Halt, 11, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r3, 3
+         set r1, 30
+         add r4, r4, r1
+         mul r5, r4, r3
+         and r6, r5, r4
+         shr r7, r6, 3
+         add r8, r8, r7
+         sub r9, r8, r9
+         mov r10, r9
+         addi r11, r10, 7
+         addi r1, r1, -1
+         jnz r1, @2
+         halt r11",
+    );
     agree_grid(
         &ops,
         1..=64,
@@ -116,26 +120,26 @@ fn in_place_variants_and_pairs_cut_everywhere() {
     // head and inside blocks, and the loop pairs whose jump reads the
     // register their ADDI wrote, under every budget and step limits that
     // stop between a pair's halves.
-    let ops = vec![
-        op(Set, 3, 0, 0, 3),
-        op(Set, 9, 0, 0, 25),
-        op(Set, 5, 0, 0, 1),
-        op(Add, 4, 4, 9, 0),   // pc 3, head: AddInPlace
-        op(Mul, 5, 5, 3, 0),   // MulInPlace
-        op(Sub, 6, 6, 4, 0),   // SubInPlace (c = r4 is not MUL's r5)
-        op(And, 7, 7, 5, 0),   // AndInPlace
-        op(Shr, 8, 8, 0, 1),   // ShrInPlace
-        op(Add, 10, 10, 8, 0), // AddInPlaceC
-        op(Addi, 0, 0, 0, 1),  // AddiJltInPlace with pc 10
-        op(Jlt, 0, 9, 0, 3),
-        op(Set, 1, 0, 0, 4),
-        op(Addi, 1, 1, 0, u32::MAX), // pc 12, head: AddiInPlace
-        op(Addi, 2, 2, 0, 7),        // AddiJnz: JNZ reads r1, not r2
-        op(Jnz, 1, 0, 0, 12),
-        op(Addi, 11, 2, 0, 1), // AddiJlt: not in place
-        op(Jlt, 11, 9, 0, 0),  // not taken (r11 = 29)
-        op(Halt, 10, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r3, 3
+         set r9, 25
+         set r5, 1
+         add r4, r4, r9      ; pc 3, head: AddInPlace
+         mul r5, r5, r3      ; MulInPlace
+         sub r6, r6, r4      ; SubInPlace (c = r4 is not MUL's r5)
+         and r7, r7, r5      ; AndInPlace
+         shr r8, r8, 1       ; ShrInPlace
+         add r10, r10, r8    ; AddInPlaceC
+         addi r0, r0, 1      ; AddiJltInPlace with pc 10
+         jlt r0, r9, @3
+         set r1, 4
+         addi r1, r1, -1     ; pc 12, head: AddiInPlace
+         addi r2, r2, 7      ; AddiJnz: JNZ reads r1, not r2
+         jnz r1, @12
+         addi r11, r2, 1     ; AddiJlt: not in place
+         jlt r11, r9, @0     ; not taken (r11 = 29)
+         halt r10",
+    );
     agree_grid(
         &ops,
         1..=64,
@@ -151,20 +155,20 @@ fn jumps_testing_the_value_just_computed_cut_everywhere() {
     // A block's closing jump whose `a` is the register the micro-op before
     // it wrote reads it from the accumulator (JeqA, JnzA, JltA): cut by
     // every budget and by step limits at the jumps.
-    let ops = vec![
-        op(Set, 10, 0, 0, 3),
-        op(Set, 9, 0, 0, 40),
-        op(Rand, 1, 0, 0, 0), // pc 2, top
-        op(And, 2, 1, 10, 0), // b = r1 is what RAND wrote: AndB
-        op(Jeq, 2, 11, 0, 8), // JeqA
-        op(Sub, 2, 2, 10, 0), // head: SubInPlace
-        op(Jnz, 2, 0, 0, 8),  // JnzA
-        op(Addi, 5, 5, 0, 1), // head: AddiInPlace
-        op(Addi, 0, 0, 0, 1), // pc 8, head: AddiInPlace
-        op(Shr, 6, 0, 0, 1),  // ShrB
-        op(Jlt, 6, 9, 0, 2),  // JltA
-        op(Halt, 5, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r10, 3
+         set r9, 40
+         rand r1             ; pc 2, top
+         and r2, r1, r10     ; b = r1 is what RAND wrote: AndB
+         jeq r2, r11, @8     ; JeqA
+         sub r2, r2, r10     ; head: SubInPlace
+         jnz r2, @8          ; JnzA
+         addi r5, r5, 1      ; head: AddiInPlace
+         addi r0, r0, 1      ; pc 8, head: AddiInPlace
+         shr r6, r0, 1       ; ShrB
+         jlt r6, r9, @2      ; JltA
+         halt r5",
+    );
     agree_grid(
         &ops,
         1..=64,
@@ -176,15 +180,15 @@ fn jumps_testing_the_value_just_computed_cut_everywhere() {
 #[test]
 fn jumps_into_a_block_and_long_blocks() {
     // JMP over the first of ADD+ADDI into the ADDI: the pair must not fuse.
-    let ops = vec![
-        op(Set, 1, 0, 0, 3),
-        op(Jmp, 0, 0, 0, 3),
-        op(Add, 2, 2, 1, 0),
-        op(Addi, 2, 2, 0, 1),
-        op(Addi, 1, 1, 0, u32::MAX),
-        op(Jnz, 1, 0, 0, 2),
-        op(Halt, 2, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r1, 3
+         jmp @3
+         add r2, r2, r1
+         addi r2, r2, 1
+         addi r1, r1, -1
+         jnz r1, @2
+         halt r2",
+    );
     agree_grid(&ops, [1, 2, 3, 64], 1..=20, "jump into a pair");
     // 600 ADDIs and HALT: blocks of 255, 255 and 91 micro-ops.
     let mut ops = vec![op(Addi, 1, 1, 0, 1); 600];

@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::program;
+
 use kmst::exec::{Dispatch, Observer, TurnEnd, simulate_observed};
 use kmst::ops::Opcode::*;
 use kmst_harness::fuzzing::{job_example, op, template, upload};
@@ -93,12 +95,12 @@ fn hooks_of_a_submit_wait_halt_run() {
 /// and RAND (S17), whichever half of the pair stops.
 #[test]
 fn a_mod_by_zero_right_after_rand_counts_the_two_micro_ops_before_it() {
-    let ops = vec![
-        op(Set, 1, 0, 0, 0),
-        op(Rand, 2, 0, 0, 0),
-        op(Mod, 3, 2, 1, 0),
-        op(Halt, 0, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r1, 0
+         rand r2
+         mod r3, r2, r1
+         halt r0",
+    );
     let data = upload(10, 0, 1, 0, ops, vec![]).encode();
     let error = StreamError {
         reason: Reason::ModByZero,

@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::program;
+
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::{MicroOp, flags};
 use kmst::ops::Opcode::*;
@@ -44,23 +46,23 @@ fn arithmetic_then_halt_in_pass_zero() {
     // r5 = 18 & 6 = 2, r6 = 2 - 3 = 0xFFFF_FFFF, r7 = r6 + 2 = 1 (wraps),
     // r8 = 144 % 7 = 4, r11 = 144 + 4 = 148; HALT r11 in pass 0: one
     // STREAM_END event, passes = 1.
-    let ops = vec![
-        op(Set, 0, 0, 0, 5),
-        op(Set, 1, 0, 0, 7),
-        op(Add, 2, 0, 1, 0),
-        op(Mul, 3, 2, 2, 0),
-        op(Shr, 4, 3, 0, 35),
-        op(Set, 9, 0, 0, 6),
-        op(And, 5, 4, 9, 0),
-        op(Set, 10, 0, 0, 3),
-        op(Sub, 6, 5, 10, 0),
-        op(Addi, 7, 6, 0, 2),
-        op(Mod, 8, 3, 1, 0),
-        op(Add, 11, 3, 8, 0),
-        op(Mov, 12, 7, 0, 0),
-        op(Add, 11, 11, 12, 0), // + r7 (1) = 149
-        op(Halt, 11, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r0, 5
+         set r1, 7
+         add r2, r0, r1
+         mul r3, r2, r2
+         shr r4, r3, 35
+         set r9, 6
+         and r5, r4, r9
+         set r10, 3
+         sub r6, r5, r10
+         addi r7, r6, 2
+         mod r8, r3, r1
+         add r11, r3, r8
+         mov r12, r7
+         add r11, r11, r12   ; + r7 (1) = 149
+         halt r11",
+    );
     let data = upload(100, 0, 9, 42, ops, vec![]).encode();
     let r = run(&data, &Params::default());
     assert_eq!(r.status, Status::Ended);
@@ -130,11 +132,11 @@ fn running_off_the_end_before_the_step_limit() {
 
 #[test]
 fn mod_by_zero_at_the_mod() {
-    let ops = vec![
-        op(Set, 0, 0, 0, 10),
-        op(Mod, 1, 0, 2, 0),
-        op(Halt, 0, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r0, 10
+         mod r1, r0, r2
+         halt r0",
+    );
     let data = upload(10, 0, 1, 5, ops, vec![]).encode();
     let r = run(&data, &Params::default());
     assert_eq!(r.error, err(Reason::ModByZero, 1));
@@ -155,12 +157,12 @@ fn rand_is_xorshift_13_17_5_on_r15() {
 fn time_is_pass_times_ticks() {
     // SUBMIT in pass 0 with delay 2 is acked in the sweep of pass 3; WAIT 0
     // goes on in pass 3, TIME gives 3 * 7 = 21, HALT ends in pass 3.
-    let ops = vec![
-        op(Submit, 0, 0, 0, 0),
-        op(Wait, 0, 0, 0, 0),
-        op(Time, 0, 0, 0, 0),
-        op(Halt, 0, 0, 0, 0),
-    ];
+    let ops = program(
+        "submit #0
+         wait 0
+         time r0
+         halt r0",
+    );
     let data = upload(10, 0, 1, 0, ops, vec![template(9, 0, (0, 4), &[], &[])]).encode();
     let params = Params {
         delay: Delay::Fixed(2),
@@ -256,11 +258,11 @@ fn cancel_then_timeout_of_the_command_left_in_flight() {
     // Cancel in pass 5 while WAIT (pc 1) waits: `Reason::Cancelled` at pc 1 in pass 5.
     // The command stays in flight; with deadline_passes 20 it is late in pass
     // 20: TIMEOUT with the slot (0) and the req, the grid stopped (S14).
-    let ops = vec![
-        op(Submit, 0, 0, 0, 0),
-        op(Wait, 0, 0, 0, 0),
-        op(Halt, 0, 0, 0, 0),
-    ];
+    let ops = program(
+        "submit #0
+         wait 0
+         halt r0",
+    );
     let data = upload(10, 0, 1, 77, ops, vec![template(1, 0, (0, 1), &[], &[])]).encode();
     let params = Params {
         delay: Delay::Never,
@@ -361,13 +363,13 @@ fn bad_group_and_bad_enqueue() {
 fn results_from_the_highest_slot_swept_together() {
     // Two result commands in pass 0 (slots 0, 1; sequences 0, 1), both acked
     // in pass 1; result = sequence; the highest slot's (1) is the latest.
-    let ops = vec![
-        op(Submit, 0, 0, 0, 0),
-        op(Submit, 0, 0, 0, 0),
-        op(Wait, 0, 0, 0, 0),
-        op(ReadResult, 3, 0, 0, 0),
-        op(Halt, 3, 0, 0, 0),
-    ];
+    let ops = program(
+        "submit #0
+         submit #0
+         wait 0
+         result r3
+         halt r3",
+    );
     let data = upload(
         10,
         0,
@@ -388,11 +390,11 @@ fn results_from_the_highest_slot_swept_together() {
 fn exclusive_submit_waits_for_an_overlapping_group() {
     // SUBMIT on (0, 4) with delay 5 (acked in pass 6), then an exclusive SUBMIT
     // on (2, 4) overlaps it: it waits until pass 6, then takes slot 0 again.
-    let ops = vec![
-        op(Submit, 0, 0, 0, 0),
-        op(Submit, 0, 0, 0, 1),
-        op(Halt, 0, 0, 0, 0),
-    ];
+    let ops = program(
+        "submit #0
+         submit #1
+         halt r0",
+    );
     let templates = vec![
         template(1, 0, (0, 4), &[], &[]),
         template(2, flags::EXCLUSIVE, (2, 4), &[], &[]),
@@ -417,12 +419,12 @@ fn exclusive_submit_waits_for_an_overlapping_group() {
 fn patches_and_group_registers() {
     // r0 = 5, r1 = 2; template args [10, 11, 12], patches arg1 <- r0 then
     // arg1 <- r1 (the later wins), first from r1, count from r0: group (2, 5).
-    let ops = vec![
-        op(Set, 0, 0, 0, 5),
-        op(Set, 1, 0, 0, 2),
-        op(Submit, 0, 0, 0, 0),
-        op(Halt, 9, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r0, 5
+         set r1, 2
+         submit #0
+         halt r9",
+    );
     let mut t = template(4, 0, (50, 50), &[10, 11, 12], &[(1, 0), (1, 1)]);
     t.first_register = 1;
     t.count_register = 0;
@@ -508,18 +510,18 @@ fn a_job_overtaken_1024_times_blocks_the_queue() {
     // nothing behind it is submitted again. Overtakes come at most 15 per turn
     // (16 slots, X holds one), so the last turn that submits brings A from
     // below 1,024 to below 1,024 + 15.
-    let ops = vec![
-        op(Set, 2, 0, 0, 1),
-        op(Set, 3, 0, 0, 119),
-        op(Set, 4, 0, 0, 2000),
-        op(Enqueue, 2, 0, 0, 0), // X
-        op(Enqueue, 3, 0, 0, 0), // A
-        op(Enqueue, 2, 0, 0, 0), // top = 5: the small jobs
-        op(Addi, 0, 0, 0, 1),
-        op(Jlt, 0, 4, 0, 5),
-        op(Wait, 0, 0, 0, 0),
-        op(Halt, 0, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r2, 1
+         set r3, 119
+         set r4, 2000
+         enqueue r2, #0      ; X
+         enqueue r3, #0      ; A
+         enqueue r2, #0      ; top = 5: the small jobs
+         addi r0, r0, 1
+         jlt r0, r4, @5
+         wait 0
+         halt r0",
+    );
     let data = upload(
         100_000,
         0,
@@ -617,12 +619,12 @@ fn a_rejected_upload_is_one_error_event_in_pass_zero() {
 fn countdown(max_steps: u32, budget: u32) -> SimResult {
     // pc0 SET r1, 3; pc1 ADDI r1, r1, -1; pc2 JNZ r1, 1; pc3 HALT r1.
     // Micro-ops in order: SET, (ADDI, JNZ) x 3 with r1 = 2, 1, 0, HALT: 8.
-    let ops = vec![
-        op(Set, 1, 0, 0, 3),
-        op(Addi, 1, 1, 0, u32::MAX), // -1
-        op(Jnz, 1, 0, 0, 1),
-        op(Halt, 1, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r1, 3
+         addi r1, r1, -1     ; -1
+         jnz r1, @1
+         halt r1",
+    );
     let params = Params {
         turn_budget: budget,
         ..Params::default()
@@ -662,13 +664,13 @@ fn jump_into_the_second_of_a_fused_pair_runs_it_alone() {
     // pc0 SET r1, 2; pc1 JMP 3; pc2 ADDI r1, r1, -1; pc3 JNZ r1, 2; pc4 HALT r1.
     // Runs SET, JMP, JNZ (r1 = 2, to pc 2), ADDI (1), JNZ, ADDI (0), JNZ (falls
     // through), HALT r1 = 0: 8 micro-ops.
-    let ops = vec![
-        op(Set, 1, 0, 0, 2),
-        op(Jmp, 0, 0, 0, 3),
-        op(Addi, 1, 1, 0, u32::MAX),
-        op(Jnz, 1, 0, 0, 2),
-        op(Halt, 1, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r1, 2
+         jmp @3
+         addi r1, r1, -1
+         jnz r1, @2
+         halt r1",
+    );
     let r = run(
         &upload(8, 0, 1, 0, ops.clone(), vec![]).encode(),
         &Params::default(),
@@ -694,12 +696,12 @@ fn addi_jlt_pair_split_by_the_budget() {
     // SET, (ADDI, JLT) with r0 = 1, 2 (taken), 3 (falls through), HALT r0 = 3.
     // Budget 4: pass 0 SET, ADDI, JLT, ADDI (stops at pc 2); pass 1 JLT, ADDI,
     // JLT, HALT: passes = 2.
-    let ops = vec![
-        op(Set, 2, 0, 0, 3),
-        op(Addi, 0, 0, 0, 1),
-        op(Jlt, 0, 2, 0, 1),
-        op(Halt, 0, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r2, 3
+         addi r0, r0, 1
+         jlt r0, r2, @1
+         halt r0",
+    );
     let params = Params {
         turn_budget: 4,
         ..Params::default()

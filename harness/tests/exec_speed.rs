@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::program;
+
 use common::best_of;
 use std::time::Duration;
 
@@ -112,14 +114,14 @@ fn job_example_fast_vs_reference() {
 #[ignore]
 fn long_delay_costs_what_a_short_one_does() {
     // 100 rounds of SUBMIT; WAIT 0 with delay 1 or 1,000,000 passes.
-    let ops = vec![
-        op(Set, 1, 0, 0, 100),
-        op(Submit, 0, 0, 0, 0), // top = 1
-        op(Wait, 0, 0, 0, 0),
-        op(Addi, 0, 0, 0, 1),
-        op(Jlt, 0, 1, 0, 1),
-        op(Halt, 0, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r1, 100
+         submit #0           ; top = 1
+         wait 0
+         addi r0, r0, 1
+         jlt r0, r1, @1
+         halt r0",
+    );
     let data = upload(
         1_000_000,
         0,

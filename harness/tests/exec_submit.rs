@@ -4,6 +4,10 @@
 //! every variant, beside the plain SUBMITs it shares slots with (S9, S18,
 //! S19).
 
+mod common;
+
+use common::program;
+
 use kmst::exec::{Dispatch, simulate};
 use kmst::format::{MicroOp, NO_REGISTER, Template, flags};
 use kmst::ops::Opcode::*;
@@ -32,13 +36,13 @@ fn a_register_group_records_its_registers_and_fails_past_the_last_core() {
     // and 106 fit (106 + 8 = 114), 112 does not (120 > 119): error 11 at
     // pc 2 after two records (S18). Both are submitted in pass 0 into
     // slots 0 and 1, sequences 0 and 1, argument 1 patched from r3.
-    let ops = vec![
-        op(Set, 3, 0, 0, 100),
-        op(Set, 7, 0, 0, 8),
-        op(Submit, 0, 0, 0, 0),
-        op(Addi, 3, 3, 0, 6),
-        op(Jnz, 7, 0, 0, 2),
-    ];
+    let ops = program(
+        "set r3, 100
+         set r7, 8
+         submit #0
+         addi r3, r3, 6
+         jnz r7, @2",
+    );
     let data = upload(1000, 0, 1, 0, ops, vec![group_template(5, 0)]).encode();
     for &d in Dispatch::ALL {
         let r = simulate(&data, &Params::default(), d);
@@ -106,25 +110,25 @@ fn register_groups_beside_exclusive_and_fixed_ones_cut_everywhere() {
     // Slots fill (long delays) and groups overlap, so the stream waits for
     // slots and for the exclusive command; some groups run past the last
     // core (error 11). Every budget and step limit cuts it somewhere.
-    let ops = vec![
-        op(Set, 10, 0, 0, 24), // pc 0: the core modulo
-        op(Set, 9, 0, 0, 30),  // pc 1: rounds
-        op(Rand, 3, 0, 0, 0),  // pc 2 (top): first core
-        op(Mod, 3, 3, 10, 0),
-        op(Rand, 7, 0, 0, 0),
-        op(Mod, 7, 7, 10, 0),
-        op(Addi, 7, 7, 0, 1), // count 1..=24
-        op(Submit, 0, 0, 0, 0),
-        op(Submit, 0, 0, 0, 3),
-        op(ReadResult, 5, 0, 0, 0),
-        op(Submit, 0, 0, 0, 1),
-        op(Submit, 0, 0, 0, 2),
-        op(Wait, 0, 0, 0, 6),
-        op(Addi, 9, 9, 0, u32::MAX),
-        op(Jnz, 9, 0, 0, 2),
-        op(Wait, 0, 0, 0, 0),
-        op(Halt, 5, 0, 0, 0),
-    ];
+    let ops = program(
+        "set r10, 24         ; pc 0: the core modulo
+         set r9, 30          ; pc 1: rounds
+         rand r3             ; pc 2 (top): first core
+         mod r3, r3, r10
+         rand r7
+         mod r7, r7, r10
+         addi r7, r7, 1      ; count 1..=24
+         submit #0
+         submit #3
+         result r5
+         submit #1
+         submit #2
+         wait 6
+         addi r9, r9, -1
+         jnz r9, @2
+         wait 0
+         halt r5",
+    );
     let mut fixed_first = group_template(7, 0);
     fixed_first.first_register = NO_REGISTER;
     fixed_first.command.first = 3;

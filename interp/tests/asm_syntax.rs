@@ -283,34 +283,15 @@ fn explicit_templates_and_mixing() {
 #[test]
 fn raw_forms_reach_every_fault() {
     // `Reason::UnknownOpcode`: an unknown opcode; 4: a register number 16; 3 and 5: indexes out of range.
-    assert_eq!(
-        rejected(&format!("{HEAD}halt r0\n.op 11, 0, 0, 0, 0\n")),
-        StreamError {
-            reason: Reason::UnknownOpcode,
-            pc: 1
-        }
-    );
-    assert_eq!(
-        rejected(&format!("{HEAD}.op 2, 1, 16, 0, 0\n")),
-        StreamError {
-            reason: Reason::BadRegister,
-            pc: 0
-        }
-    );
-    assert_eq!(
-        rejected(&format!("{HEAD}jmp @1\n")),
-        StreamError {
-            reason: Reason::BadJump,
-            pc: 0
-        }
-    );
-    assert_eq!(
-        rejected(&format!("{HEAD}halt r0\nsubmit #0\n")),
-        StreamError {
-            reason: Reason::BadTemplate,
-            pc: 1
-        }
-    );
+    for (text, reason, pc) in [
+        ("halt r0\n.op 11, 0, 0, 0, 0\n", Reason::UnknownOpcode, 1),
+        (".op 2, 1, 16, 0, 0\n", Reason::BadRegister, 0),
+        ("jmp @1\n", Reason::BadJump, 0),
+        ("halt r0\nsubmit #0\n", Reason::BadTemplate, 1),
+    ] {
+        let want = StreamError { reason, pc };
+        assert_eq!(rejected(&format!("{HEAD}{text}")), want, "{text:?}");
+    }
     // A bad template: handler 0, queue flag, 5 patches, raw patch bytes, group register 16.
     for t in [
         "handler=0",
@@ -397,52 +378,19 @@ fn unused_fields_in_braces() {
 
 #[test]
 fn format_op_prints_one_micro_op() {
-    assert_eq!(
-        format_op(&MicroOp::new(Opcode::Addi, 1, 2, 0, 5)),
-        "addi r1, r2, 5"
-    );
-    assert_eq!(
-        format_op(&MicroOp::new(Opcode::Jlt, 1, 2, 0, 7)),
-        "jlt r1, r2, @7"
-    );
-    assert_eq!(
-        format_op(&MicroOp::new(Opcode::Enqueue, 3, 0, 0, 2)),
-        "enqueue r3, #2"
-    );
-    assert_eq!(
-        format_op(&MicroOp::new(Opcode::Submit, 0, 0, 0, 0)),
-        "submit #0"
-    );
-    assert_eq!(
-        format_op(&MicroOp {
-            op: 2,
-            a: 1,
-            b: 2,
-            c: 3,
-            imm: 0
-        }),
-        "mov r1, r2 {c=3}"
-    );
-    assert_eq!(
-        format_op(&MicroOp {
-            op: 0,
-            a: 1,
-            b: 2,
-            c: 3,
-            imm: 4
-        }),
-        ".op 0, 1, 2, 3, 4"
-    );
-    assert_eq!(
-        format_op(&MicroOp {
-            op: 3,
-            a: 1,
-            b: 2,
-            c: 16,
-            imm: 0
-        }),
-        ".op 3, 1, 2, 16, 0"
-    );
+    // The unknown opcode 0 and ADD's c = 16 print as `.op`; MOV's unused c as `{c=3}`.
+    let raw = |op, a, b, c, imm| MicroOp { op, a, b, c, imm };
+    for (op, want) in [
+        (MicroOp::new(Opcode::Addi, 1, 2, 0, 5), "addi r1, r2, 5"),
+        (MicroOp::new(Opcode::Jlt, 1, 2, 0, 7), "jlt r1, r2, @7"),
+        (MicroOp::new(Opcode::Enqueue, 3, 0, 0, 2), "enqueue r3, #2"),
+        (MicroOp::new(Opcode::Submit, 0, 0, 0, 0), "submit #0"),
+        (raw(2, 1, 2, 3, 0), "mov r1, r2 {c=3}"),
+        (raw(0, 1, 2, 3, 4), ".op 0, 1, 2, 3, 4"),
+        (raw(3, 1, 2, 16, 0), ".op 3, 1, 2, 16, 0"),
+    ] {
+        assert_eq!(format_op(&op), want, "{op:?}");
+    }
 }
 
 #[test]

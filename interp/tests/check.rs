@@ -25,15 +25,14 @@ impl Checker {
         (self.check)(data, region_size)
     }
 
-    fn check_run(
-        &self,
-        data: &[u8],
-        offset: u64,
-        region_size: u64,
-        active: &[(u64, u64)],
-        active_reqs: &[u32],
-    ) -> (Option<StreamError>, u32) {
-        (self.check_run)(data, offset, region_size, active, active_reqs)
+    /// The check of an upload of `ops` and `templates` in a 1 MiB region.
+    fn check_upload(&self, ops: &[[u8; 5]], templates: &[[u8; 80]]) -> Result<(), StreamError> {
+        self.check(&upload(ops, templates), MIB)
+    }
+
+    /// The check of an upload of `ops` and no templates, in a 1 MiB region.
+    fn ops(&self, ops: &[[u8; 5]]) -> Result<(), StreamError> {
+        self.check_upload(ops, &[])
     }
 }
 
@@ -264,24 +263,18 @@ fn reason_2_unknown_opcode(c: &Checker) {
 fn reason_4_register_in_a_used_field_only(c: &Checker) {
     // ADD reads a, b, c: r16 in c is `Reason::BadRegister` at pc 0.
     assert_eq!(
-        c.check(&upload(&[[3, 0, 0, 16, 0], OK_HALT], &[]), MIB),
+        c.ops(&[[3, 0, 0, 16, 0], OK_HALT]),
         err(Reason::BadRegister, 0)
     );
     // MOV reads a, b only: c = 200 is ignored.
-    assert_eq!(
-        c.check(&upload(&[[2, 1, 15, 200, 0], OK_HALT], &[]), MIB),
-        Ok(())
-    );
+    assert_eq!(c.ops(&[[2, 1, 15, 200, 0], OK_HALT]), Ok(()));
     // MOV b = 16 is `Reason::BadRegister`.
     assert_eq!(
-        c.check(&upload(&[OK_HALT, [2, 1, 16, 0, 0]], &[]), MIB),
+        c.ops(&[OK_HALT, [2, 1, 16, 0, 0]]),
         err(Reason::BadRegister, 1)
     );
     // JMP reads no register: a = 255 ignored.
-    assert_eq!(
-        c.check(&upload(&[[16, 255, 255, 255, 1], OK_HALT], &[]), MIB),
-        Ok(())
-    );
+    assert_eq!(c.ops(&[[16, 255, 255, 255, 1], OK_HALT]), Ok(()));
     // ENQUEUE reads a.
     assert_eq!(
         c.check(
@@ -295,14 +288,8 @@ fn reason_4_register_in_a_used_field_only(c: &Checker) {
 fn reason_3_jump_target(c: &Checker) {
     // Two ops: target 2 is op_count, out of range; target 1 fine.
     for op in [16u8, 17, 18, 19] {
-        assert_eq!(
-            c.check(&upload(&[[op, 0, 0, 0, 1], OK_HALT], &[]), MIB),
-            Ok(())
-        );
-        assert_eq!(
-            c.check(&upload(&[OK_HALT, [op, 0, 0, 0, 2]], &[]), MIB),
-            err(Reason::BadJump, 1)
-        );
+        assert_eq!(c.ops(&[[op, 0, 0, 0, 1], OK_HALT]), Ok(()));
+        assert_eq!(c.ops(&[OK_HALT, [op, 0, 0, 0, 2]]), err(Reason::BadJump, 1));
     }
     let data = raw(header(1, 0), &[[16, 0, 0, 0, 0]], &[u32::MAX], &[]);
     assert_eq!(c.check(&data, MIB), err(Reason::BadJump, 0));
@@ -314,21 +301,18 @@ fn reason_3_jump_target(c: &Checker) {
 fn reason_5_template_index(c: &Checker) {
     // One template: index 1 is out of range for SUBMIT and ENQUEUE.
     let t = [good_template()];
+    assert_eq!(c.check_upload(&[[32, 0, 0, 0, 0], OK_HALT], &t), Ok(()));
     assert_eq!(
-        c.check(&upload(&[[32, 0, 0, 0, 0], OK_HALT], &t), MIB),
-        Ok(())
-    );
-    assert_eq!(
-        c.check(&upload(&[[32, 0, 0, 0, 1], OK_HALT], &t), MIB),
+        c.check_upload(&[[32, 0, 0, 0, 1], OK_HALT], &t),
         err(Reason::BadTemplate, 0)
     );
     assert_eq!(
-        c.check(&upload(&[OK_HALT, [33, 0, 0, 0, 1]], &t), MIB),
+        c.check_upload(&[OK_HALT, [33, 0, 0, 0, 1]], &t),
         err(Reason::BadTemplate, 1)
     );
     // No templates at all: SUBMIT 0 is out of range.
     assert_eq!(
-        c.check(&upload(&[[32, 0, 0, 0, 0], OK_HALT], &[]), MIB),
+        c.ops(&[[32, 0, 0, 0, 0], OK_HALT]),
         err(Reason::BadTemplate, 0)
     );
 }
@@ -336,17 +320,17 @@ fn reason_5_template_index(c: &Checker) {
 fn order_within_one_op(c: &Checker) {
     // JLT with register a = 16 and target out of range: register first (`Reason::BadRegister`).
     assert_eq!(
-        c.check(&upload(&[[17, 16, 0, 0, 9], OK_HALT], &[]), MIB),
+        c.ops(&[[17, 16, 0, 0, 9], OK_HALT]),
         err(Reason::BadRegister, 0)
     );
     // ENQUEUE with register a = 16 and template index out of range: register first.
     assert_eq!(
-        c.check(&upload(&[[33, 16, 0, 0, 9], OK_HALT], &[]), MIB),
+        c.ops(&[[33, 16, 0, 0, 9], OK_HALT]),
         err(Reason::BadRegister, 0)
     );
     // Register a fine, b bad: still 4.
     assert_eq!(
-        c.check(&upload(&[[17, 0, 99, 0, 9], OK_HALT], &[]), MIB),
+        c.ops(&[[17, 0, 99, 0, 9], OK_HALT]),
         err(Reason::BadRegister, 0)
     );
 }
@@ -354,13 +338,10 @@ fn order_within_one_op(c: &Checker) {
 fn earlier_op_wins(c: &Checker) {
     // `Reason::UnknownOpcode` at pc 3 vs `Reason::BadRegister` at pc 1: pc 1 wins.
     let ops = [OK_HALT, [3, 0, 0, 17, 0], OK_HALT, [0, 0, 0, 0, 0]];
-    assert_eq!(
-        c.check(&upload(&ops, &[]), MIB),
-        err(Reason::BadRegister, 1)
-    );
+    assert_eq!(c.ops(&ops), err(Reason::BadRegister, 1));
     // `Reason::BadRegister` at pc 2 vs `Reason::BadJump` at pc 0: pc 0 wins.
     let ops = [[16, 0, 0, 0, 9], OK_HALT, [10, 16, 0, 0, 0]];
-    assert_eq!(c.check(&upload(&ops, &[]), MIB), err(Reason::BadJump, 0));
+    assert_eq!(c.ops(&ops), err(Reason::BadJump, 0));
 }
 
 fn bad_template(edit: impl Fn(&mut [u8; 80])) -> [u8; 80] {
@@ -385,7 +366,7 @@ fn template_rules(c: &Checker) {
     ];
     for (what, t) in cases {
         assert_eq!(
-            c.check(&upload(&ops, &[t]), MIB),
+            c.check_upload(&ops, &[t]),
             err(Reason::BadTemplate, 0),
             "{what}"
         );
@@ -420,7 +401,7 @@ fn template_rules(c: &Checker) {
         ),
     ];
     for (what, t) in fine {
-        assert_eq!(c.check(&upload(&ops, &[t]), MIB), Ok(()), "{what}");
+        assert_eq!(c.check_upload(&ops, &[t]), Ok(()), "{what}");
     }
 }
 
@@ -435,7 +416,7 @@ fn template_pc_is_the_lowest_use(c: &Checker) {
         OK_HALT,
         [33, 0, 0, 0, 1],
     ];
-    assert_eq!(c.check(&upload(&ops, &t), MIB), err(Reason::BadTemplate, 2));
+    assert_eq!(c.check_upload(&ops, &t), err(Reason::BadTemplate, 2));
     // Used only at pc 5 (by ENQUEUE) -> pc 5.
     let ops = [
         OK_HALT,
@@ -445,10 +426,10 @@ fn template_pc_is_the_lowest_use(c: &Checker) {
         OK_HALT,
         [33, 0, 0, 0, 1],
     ];
-    assert_eq!(c.check(&upload(&ops, &t), MIB), err(Reason::BadTemplate, 5));
+    assert_eq!(c.check_upload(&ops, &t), err(Reason::BadTemplate, 5));
     // A SET whose imm is 1 does not "use" template 1.
     let ops = [OK_HALT, [1, 0, 0, 0, 1], OK_HALT];
-    assert_eq!(c.check(&upload(&ops, &t), MIB), err(Reason::BadTemplate, 0));
+    assert_eq!(c.check_upload(&ops, &t), err(Reason::BadTemplate, 0));
 }
 
 fn unused_bad_template_is_pc_0(c: &Checker) {
@@ -458,24 +439,21 @@ fn unused_bad_template_is_pc_0(c: &Checker) {
         bad_template(|t| t[1] = 0x80),
     ];
     let ops = [OK_HALT, [32, 0, 0, 0, 0], [32, 0, 0, 0, 1]];
-    assert_eq!(c.check(&upload(&ops, &t), MIB), err(Reason::BadTemplate, 0));
+    assert_eq!(c.check_upload(&ops, &t), err(Reason::BadTemplate, 0));
 }
 
 fn first_bad_template_in_table_order_wins(c: &Checker) {
     // Template 0 bad used at pc 3, template 1 bad used at pc 1: template 0's pc 3.
     let t = [bad_template(|t| t[0] = 0), bad_template(|t| t[0] = 0)];
     let ops = [OK_HALT, [32, 0, 0, 0, 1], OK_HALT, [32, 0, 0, 0, 0]];
-    assert_eq!(c.check(&upload(&ops, &t), MIB), err(Reason::BadTemplate, 3));
+    assert_eq!(c.check_upload(&ops, &t), err(Reason::BadTemplate, 3));
 }
 
 fn micro_op_faults_before_template_faults(c: &Checker) {
     // Bad template 0 used at pc 0, unknown opcode at pc 2: the op fault wins.
     let t = [bad_template(|t| t[0] = 0)];
     let ops = [[32, 0, 0, 0, 0], OK_HALT, [0, 0, 0, 0, 0]];
-    assert_eq!(
-        c.check(&upload(&ops, &t), MIB),
-        err(Reason::UnknownOpcode, 2)
-    );
+    assert_eq!(c.check_upload(&ops, &t), err(Reason::UnknownOpcode, 2));
     // Header faults before everything.
     let mut data = upload(&ops, &t);
     data[28..32].fill(0); // seed 0
@@ -485,12 +463,11 @@ fn micro_op_faults_before_template_faults(c: &Checker) {
 fn run(
     c: &Checker,
     data: &[u8],
-    offset: u64,
-    region: u64,
+    (offset, region): (u64, u64),
     active: &[(u64, u64)],
     reqs: &[u32],
 ) -> (Option<Reason>, u32) {
-    let (e, req) = c.check_run(data, offset, region, active, reqs);
+    let (e, req) = (c.check_run)(data, offset, region, active, reqs);
     if let Some(e) = e.filter(|e| e.reason == Reason::BadHeader) {
         assert_eq!(e.pc, 0, "reason 1 is always at pc 0");
     }
@@ -502,7 +479,7 @@ fn run(
 fn runs(c: &Checker, data: &[u8], cases: &[(u64, u64, Option<Reason>, u32)]) {
     for &(offset, region, reason, req) in cases {
         assert_eq!(
-            run(c, data, offset, region, &[], &[]),
+            run(c, data, (offset, region), &[], &[]),
             (reason, req),
             "offset {offset}, region {region}"
         );
@@ -541,7 +518,7 @@ fn check_run_req_per_s3(c: &Checker) {
     // Shorter than 64 bytes: req 0 even with a valid-looking start.
     let data = upload(&[OK_HALT], &[]);
     assert_eq!(
-        run(c, &data[..32], 0, 1000, &[], &[]),
+        run(c, &data[..32], (0, 1000), &[], &[]),
         (Some(Reason::BadHeader), 0)
     );
     runs(
@@ -556,7 +533,7 @@ fn check_run_req_per_s3(c: &Checker) {
     );
     // A check fault (unknown opcode) keeps the header's req.
     let bad = upload(&[[0, 0, 0, 0, 0]], &[]);
-    let (e, req) = c.check_run(&bad, 0, 1000, &[], &[]);
+    let (e, req) = (c.check_run)(&bad, 0, 1000, &[], &[]);
     assert_eq!(
         e,
         Some(StreamError {
@@ -571,37 +548,37 @@ fn check_run_overlap_is_half_open(c: &Checker) {
     let data = upload(&[OK_HALT], &[]); // at 128, occupies [128, 256)
     let region = 4096;
     assert_eq!(
-        run(c, &data, 128, region, &[(0, 128)], &[]),
+        run(c, &data, (128, region), &[(0, 128)], &[]),
         (None, 7),
         "ends where we start"
     );
     assert_eq!(
-        run(c, &data, 128, region, &[(256, 64)], &[]),
+        run(c, &data, (128, region), &[(256, 64)], &[]),
         (None, 7),
         "starts where we end"
     );
     assert_eq!(
-        run(c, &data, 128, region, &[(0, 129)], &[]).0,
+        run(c, &data, (128, region), &[(0, 129)], &[]).0,
         Some(Reason::BadHeader)
     );
     assert_eq!(
-        run(c, &data, 128, region, &[(255, 1)], &[]).0,
+        run(c, &data, (128, region), &[(255, 1)], &[]).0,
         Some(Reason::BadHeader)
     );
     assert_eq!(
-        run(c, &data, 128, region, &[(0, 4096)], &[]).0,
+        run(c, &data, (128, region), &[(0, 4096)], &[]).0,
         Some(Reason::BadHeader)
     );
     // A zero-length active range overlaps nothing, even inside ours.
-    assert_eq!(run(c, &data, 128, region, &[(192, 0)], &[]), (None, 7));
+    assert_eq!(run(c, &data, (128, region), &[(192, 0)], &[]), (None, 7));
     // An active range reaching past u64::MAX does not wrap.
     assert_eq!(
-        run(c, &data, 128, region, &[(u64::MAX, u64::MAX)], &[]),
+        run(c, &data, (128, region), &[(u64::MAX, u64::MAX)], &[]),
         (None, 7)
     );
     // A zero-length upload overlaps nothing (then fails the header check).
     assert_eq!(
-        run(c, &[], 128, region, &[(0, 4096)], &[7]),
+        run(c, &[], (128, region), &[(0, 4096)], &[7]),
         (Some(Reason::BadHeader), 0)
     );
 }
@@ -609,12 +586,12 @@ fn check_run_overlap_is_half_open(c: &Checker) {
 fn check_run_active_req(c: &Checker) {
     let data = upload(&[OK_HALT], &[]);
     assert_eq!(
-        run(c, &data, 0, 4096, &[], &[1, 7]),
+        run(c, &data, (0, 4096), &[], &[1, 7]),
         (Some(Reason::BadHeader), 7)
     );
-    assert_eq!(run(c, &data, 0, 4096, &[], &[1, 8]), (None, 7));
+    assert_eq!(run(c, &data, (0, 4096), &[], &[1, 8]), (None, 7));
     // Under 64 bytes the req is not read: 32 zero bytes vs active req 0 -> the header check.
-    let (e, req) = c.check_run(&[0u8; 32], 0, 4096, &[], &[0]);
+    let (e, req) = (c.check_run)(&[0u8; 32], 0, 4096, &[], &[0]);
     assert_eq!((e.map(|e| e.reason), req), (Some(Reason::BadHeader), 0));
 }
 
@@ -622,12 +599,12 @@ fn check_run_order_alignment_before_check(c: &Checker) {
     // Unaligned offset with an upload that has an op fault: `Reason::BadHeader`, not 2.
     let bad = upload(&[[0, 0, 0, 0, 0]], &[]);
     assert_eq!(
-        run(c, &bad, 64 + 1, 4096, &[], &[]),
+        run(c, &bad, (64 + 1, 4096), &[], &[]),
         (Some(Reason::BadHeader), 7)
     );
     // The check uses the whole region size: 128 bytes at offset 0 in a 128 region.
     let data = upload(&[OK_HALT], &[]);
-    assert_eq!(run(c, &data, 0, 128, &[], &[]), (None, 7));
+    assert_eq!(run(c, &data, (0, 128), &[], &[]), (None, 7));
 }
 
 /// `CheckedUpload` is the optimized checker's own: an accepted upload read in place.

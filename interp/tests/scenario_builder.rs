@@ -9,14 +9,14 @@ mod answers;
 
 use std::path::PathBuf;
 
-use answers::{ev, rejected, se, started, taken};
+use answers::{ev, four_started_fifth_rejected, rejected, run, se, started, taken};
 
 use kmst::builder::{BuildError, Reg, Stream};
 use kmst::scenario::{Placed, ScenarioBuildError, ScenarioBuilder, read_file};
 use kmst::{Dispatch, exec};
 use kmst_reference::result::kind;
 use kmst_reference::{
-    Entry, HostCommand, Params, Problem, Reason, Scenario, ScenarioError, ScenarioResult, Status,
+    Entry, Params, Problem, Reason, Scenario, ScenarioError, ScenarioResult, Status,
     simulate_scenario,
 };
 
@@ -88,16 +88,7 @@ fn two_placed_streams_rotate() {
     let s = b.build();
     assert_eq!(
         s.host().iter().map(|h| h.command).collect::<Vec<_>>(),
-        vec![
-            HostCommand::Run {
-                offset: 0,
-                length: 128
-            },
-            HostCommand::Run {
-                offset: 1024,
-                length: 128
-            }
-        ]
+        vec![run(0, 128), run(1024, 128)]
     );
     let r = answer(&s);
     let st = |req, aux, pass| ev(kind::STREAM, req, aux, pass);
@@ -149,30 +140,19 @@ fn a_fifth_run_and_cancels() {
     }
     let r = answer(&b.build());
     let error = |req, reason: u32, pass| ev(kind::STREAM_ERROR, req, reason, pass);
-    assert_eq!(
-        r.events,
-        vec![
-            error(5, 1, 0),
-            error(3, 10, 2),
-            error(1, 10, 2),
-            error(4, 10, 2),
-            error(2, 10, 2),
-        ]
-    );
+    // The fifth RUN's error, then the cancels' in list order (cancel(5) has none).
+    let cancels = [3, 1, 4, 2].map(|req| error(req, 10, 2));
+    assert_eq!(r.events, [&[error(5, 1, 0)][..], &cancels].concat());
+    let cancels = [
+        taken(2),
+        taken(2),
+        rejected(2, Reason::Cancelled),
+        taken(2),
+        taken(2),
+    ];
     assert_eq!(
         r.host,
-        vec![
-            started(0, 0),
-            started(0, 1),
-            started(0, 2),
-            started(0, 3),
-            rejected(0, Reason::BadHeader),
-            taken(2),
-            taken(2),
-            rejected(2, Reason::Cancelled),
-            taken(2),
-            taken(2),
-        ]
+        [four_started_fifth_rejected(0), cancels.to_vec()].concat()
     );
     let cancelled = se(Reason::Cancelled, 0);
     for (i, s) in r.streams.iter().enumerate() {

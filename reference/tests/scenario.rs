@@ -7,7 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::answers::{ev, rejected, se, started, taken};
+use common::answers::{ev, four_started_fifth_rejected, rejected, run, se, started, taken};
 use common::{EXCLUSIVE, R15, RESULT, Tpl, Up};
 use kmst_reference::result::kind;
 use kmst_reference::{
@@ -31,9 +31,6 @@ fn timeout(req: u32, slot: u32, pass: u64) -> Event {
 
 const WAITING: HostOutcome = HostOutcome::WAITING;
 
-fn run(offset: u32, length: u32) -> HostCommand {
-    HostCommand::Run { offset, length }
-}
 fn submit(handler: u32, first: u32, count: u32) -> HostCommand {
     HostCommand::Submit {
         handler,
@@ -255,16 +252,10 @@ fn s28_a_fifth_run_is_rejected_until_a_stream_ends() {
             end(5, 0, 1),
         ]
     );
+    let again = started(1, 4);
     assert_eq!(
         r.host,
-        vec![
-            started(0, 0),
-            started(0, 1),
-            started(0, 2),
-            started(0, 3),
-            rejected(0, Reason::BadHeader),
-            started(1, 4),
-        ]
+        [four_started_fifth_rejected(0), vec![again]].concat()
     );
     assert_eq!(r.streams.len(), 5);
     assert_eq!((r.streams[4].req, r.streams[4].pass), (5, 1));

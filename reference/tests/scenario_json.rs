@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use common::Up;
+use common::answers::run;
 use kmst_reference::scenario::json::{from_json, read_file};
 use kmst_reference::{
     Entry, HostCommand, Params, Problem, Scenario, ScenarioError, ScenarioResult, simulate_scenario,
@@ -74,20 +75,8 @@ fn a_whole_file() {
     assert_eq!(
         host,
         vec![
-            (
-                0,
-                HostCommand::Run {
-                    offset: 0,
-                    length: 128
-                }
-            ),
-            (
-                0,
-                HostCommand::Run {
-                    offset: 1024,
-                    length: 64
-                }
-            ),
+            (0, run(0, 128)),
+            (0, run(1024, 64)),
             (1, HostCommand::Cancel { req: 2 }),
             (1, HostCommand::Deadline { us: 5 }),
             (
@@ -360,14 +349,7 @@ fn the_answer_json() {
     })
     .unwrap();
     s.place(0, halt(1)).unwrap();
-    s.push(
-        0,
-        HostCommand::Run {
-            offset: 0,
-            length: 128,
-        },
-    )
-    .unwrap();
+    s.push(0, run(0, 128)).unwrap();
     s.push(0, HostCommand::Cancel { req: 9 }).unwrap();
     s.push(
         0,

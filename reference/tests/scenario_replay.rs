@@ -13,6 +13,7 @@
 
 mod common;
 
+use common::answers::run;
 use common::diff::{assert_each_missing_field_is_named, first_difference};
 use common::s35::one_run_answer;
 use std::path::{Path, PathBuf};
@@ -341,14 +342,7 @@ fn the_largest_upload_runs() {
     let length = len as u32;
     s.push(0, kmst_reference::HostCommand::Run { offset: 0, length })
         .unwrap();
-    s.push(
-        1,
-        kmst_reference::HostCommand::Run {
-            offset: 0,
-            length: length + 1,
-        },
-    )
-    .unwrap();
+    s.push(1, run(0, length + 1)).unwrap();
     let r = simulate_scenario(&s);
     assert_eq!(r.host[0].outcome, Outcome::Taken, "{:?}", r.host);
     assert_eq!(

@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{EXCLUSIVE, R15, RESULT, Tpl, Up};
+use common::{EXCLUSIVE, R15, RESULT, Tpl, Up, up};
 use kmst_reference::result::kind;
 use kmst_reference::{
     Delay, Event, Params, Reason, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
@@ -59,6 +59,16 @@ fn delays(table: &'static [(u64, Option<u32>)]) -> Delay {
     }))
 }
 
+/// `u` run with the default parameters.
+fn run(u: &Up) -> SimResult {
+    simulate(&u.bytes(), &Params::default())
+}
+
+/// `u` run with the parameters `f` sets, the others the defaults.
+fn run_with(u: &Up, f: impl FnOnce(&mut Params)) -> SimResult {
+    simulate(&u.bytes(), &with(f))
+}
+
 fn with(f: impl FnOnce(&mut Params)) -> Params {
     let mut p = Params::default();
     f(&mut p);
@@ -68,9 +78,8 @@ fn with(f: impl FnOnce(&mut Params)) -> Params {
 #[test]
 fn s11_halt_in_pass_0() {
     // SET r0,5; HALT r0: both run in pass 0's turn; one END event, aux 5.
-    let mut u = Up::new();
-    u.set(0, 5).halt(0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let u = up([], "set r0, 5; halt r0");
+    let r = run(&u);
     assert_eq!(r.check, None);
     assert_eq!(r.status, Status::Ended);
     assert_eq!(r.events, vec![end(5, 0)]);
@@ -84,129 +93,60 @@ fn s11_halt_in_pass_0() {
 #[test]
 fn s11_registers_start_at_zero_and_r15_at_seed() {
     // HALT r3 gives 0; HALT r15 gives the seed.
-    let mut u = Up::new();
-    u.halt(3);
-    assert_eq!(simulate(&u.bytes(), &Params::default()).halt, Some(0));
+    let u = up([], "halt r3");
+    assert_eq!(run(&u).halt, Some(0));
     let mut u = Up::new();
     u.seed = 0xDEAD_BEEF;
     u.halt(R15);
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).halt,
-        Some(0xDEAD_BEEF)
-    );
+    assert_eq!(run(&u).halt, Some(0xDEAD_BEEF));
 }
 
 #[test]
 fn arithmetic_wraps_shr_masks_and_rand_is_xorshift() {
     // 0xFFFFFFFF + 2 = 1; 0 - 1 = 0xFFFFFFFF; 0x10000 * 0x10000 = 0 (low 32 bits);
     // 0x80000000 >> (33 & 31) = 0x40000000; AND; MOV.
-    type Build = Box<dyn Fn(&mut Up)>;
-    let cases: Vec<(Build, u32)> = vec![
-        (
-            Box::new(|u| {
-                u.set(0, u32::MAX).addi(1, 0, 2);
-            }),
-            1,
-        ),
-        (
-            Box::new(|u| {
-                u.set(2, 1).sub(1, 0, 2);
-            }),
-            u32::MAX,
-        ),
-        (
-            Box::new(|u| {
-                u.set(0, 0x10000).mul(1, 0, 0);
-            }),
-            0,
-        ),
-        (
-            Box::new(|u| {
-                u.set(0, 0x10001).set(2, 3).mul(1, 0, 2);
-            }),
-            0x30003,
-        ),
-        (
-            Box::new(|u| {
-                u.set(0, 0x8000_0000).shr(1, 0, 33);
-            }),
-            0x4000_0000,
-        ),
-        (
-            Box::new(|u| {
-                u.set(0, 0x8000_0000).shr(1, 0, 31);
-            }),
-            1,
-        ),
-        (
-            Box::new(|u| {
-                u.set(0, 0xF0F0).set(2, 0x3C3C).and(1, 0, 2);
-            }),
-            0x3030,
-        ),
-        (
-            Box::new(|u| {
-                u.set(0, 42).mov(1, 0);
-            }),
-            42,
-        ),
-        (
-            Box::new(|u| {
-                u.set(0, 17).set(2, 5).modr(1, 0, 2);
-            }),
-            2,
-        ),
-        (
-            Box::new(|u| {
-                u.set(0, 3).set(2, 4).add(1, 0, 2);
-            }),
-            7,
-        ),
+    let cases = [
+        ("set r0, 0xFFFF_FFFF; addi r1, r0, 2", 1),
+        ("set r2, 1; sub r1, r0, r2", u32::MAX),
+        ("set r0, 0x10000; mul r1, r0, r0", 0),
+        ("set r0, 0x10001; set r2, 3; mul r1, r0, r2", 0x30003),
+        ("set r0, 0x8000_0000; shr r1, r0, 33", 0x4000_0000),
+        ("set r0, 0x8000_0000; shr r1, r0, 31", 1),
+        ("set r0, 0xF0F0; set r2, 0x3C3C; and r1, r0, r2", 0x3030),
+        ("set r0, 42; mov r1, r0", 42),
+        ("set r0, 17; set r2, 5; modr r1, r0, r2", 2),
+        ("set r0, 3; set r2, 4; add r1, r0, r2", 7),
         // RAND with seed 1: x = 1 ^ (1 << 13) = 8193; 8193 >> 17 = 0;
         // 8193 ^ (8193 << 5) = 8193 ^ 262176 = 270369.
-        (
-            Box::new(|u| {
-                u.rand(1);
-            }),
-            270_369,
-        ),
+        ("rand r1", 270_369),
     ];
-    for (i, (build, want)) in cases.into_iter().enumerate() {
-        let mut u = Up::new();
-        build(&mut u);
-        u.halt(1);
-        assert_eq!(
-            simulate(&u.bytes(), &Params::default()).halt,
-            Some(want),
-            "case {i}"
-        );
+    for (code, want) in cases {
+        let u = up([], &format!("{code}; halt r1"));
+        let halt = run(&u).halt;
+        assert_eq!(halt, Some(want), "{code}");
     }
     // RAND updates r15 too: RAND r1 then HALT r15 gives the same 270369.
-    let mut u = Up::new();
-    u.rand(1).halt(R15);
-    assert_eq!(simulate(&u.bytes(), &Params::default()).halt, Some(270_369));
+    let u = up([], "rand r1; halt r15");
+    assert_eq!(run(&u).halt, Some(270_369));
 }
 
 #[test]
 fn jumps() {
     // r0 counts to 3 with JLT; JEQ and JNZ skip the SET r1,99 when taken.
-    let mut u = Up::new();
-    u.set(2, 3) // 0
-        .addi(0, 0, 1) // 1
-        .jlt(0, 2, 1) // 2: back while r0 < 3
-        .jeq(0, 2, 5) // 3: taken
-        .set(1, 99) // 4: skipped
-        .jnz(0, 7) // 5: taken
-        .set(1, 99) // 6: skipped
-        .jmp(9) // 7
-        .set(1, 99) // 8: skipped
-        .add(1, 1, 0) // 9: r1 = 0 + 3
-        .halt(1); // 10
-    assert_eq!(simulate(&u.bytes(), &Params::default()).halt, Some(3));
+    // pc 0..10: 2 is back while r0 < 3; 3 and 5 are taken; 4, 6 and 8 skipped;
+    // 9 is r1 = 0 + 3.
+    let u = up(
+        [],
+        "set r2, 3; addi r0, r0, 1; jlt r0, r2, 1; jeq r0, r2, 5; set r1, 99; jnz r0, 7
+         set r1, 99; jmp 9; set r1, 99; add r1, r1, r0; halt r1",
+    );
+    assert_eq!(run(&u).halt, Some(3));
     // JLT is unsigned: 0xFFFFFFFF < 1 is false.
-    let mut u = Up::new();
-    u.set(0, u32::MAX).set(1, 1).jlt(0, 1, 4).set(2, 5).halt(2);
-    assert_eq!(simulate(&u.bytes(), &Params::default()).halt, Some(5));
+    let u = up(
+        [],
+        "set r0, 0xFFFF_FFFF; set r1, 1; jlt r0, r1, 4; set r2, 5; halt r2",
+    );
+    assert_eq!(run(&u).halt, Some(5));
 }
 
 #[test]
@@ -215,7 +155,7 @@ fn rejected_upload_is_one_error_event_at_pass_0() {
     let mut u = Up::new();
     u.magic = 0;
     u.halt(0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let r = run(&u);
     assert_eq!(r.check, se(Reason::BadHeader, 0));
     assert_eq!(r.error, se(Reason::BadHeader, 0));
     assert_eq!(r.status, Status::Error);
@@ -235,35 +175,22 @@ fn rejected_upload_is_one_error_event_at_pass_0() {
     // `Reason::UnknownOpcode` at pc 1: aux 2 | 1 << 8.
     let mut u = Up::new();
     u.halt(0).op(77, 0, 0, 0, 0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let r = run(&u);
     assert_eq!(r.events, vec![error_ev(2, 1, 0)]);
     // The region_size parameter is the check's: a 128-byte upload in a 64-byte region.
-    let mut u = Up::new();
-    u.halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.region_size = 64));
+    let u = up([], "halt r0");
+    let r = run_with(&u, |p| p.region_size = 64);
     assert_eq!(r.check, se(Reason::BadHeader, 0));
 }
 
 #[test]
 fn check_reasons_3_4_5_through_simulate() {
-    let mut u = Up::new();
-    u.jmp(5).halt(0);
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).events,
-        vec![error_ev(3, 0, 0)]
-    );
-    let mut u = Up::new();
-    u.set(0, 0).halt(16);
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).events,
-        vec![error_ev(4, 1, 0)]
-    );
-    let mut u = Up::new();
-    u.set(0, 0).set(0, 0).submit(0).halt(0);
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).events,
-        vec![error_ev(5, 2, 0)]
-    );
+    let u = up([], "jmp 5; halt r0");
+    assert_eq!(run(&u).events, vec![error_ev(3, 0, 0)]);
+    let u = up([], "set r0, 0; halt r16");
+    assert_eq!(run(&u).events, vec![error_ev(4, 1, 0)]);
+    let u = up([], "set r0, 0; set r0, 0; submit t0; halt r0");
+    assert_eq!(run(&u).events, vec![error_ev(5, 2, 0)]);
 }
 
 #[test]
@@ -271,16 +198,15 @@ fn s12_s19_submit_records_and_the_sweep() {
     // SUBMIT of template 0 (handler 9, group (3, 4), args [5, r1 -> arg 2, ...],
     // result flag), r1 = 11. Delay 2: acked in the sweep of pass 0 + 1 + 2 = 3;
     // WAIT 0 goes on in pass 3's turn, HALT ends there.
-    let mut u = Up::new();
-    let t = u.template(
-        Tpl::group(9, 3, 4)
+    let u = up(
+        [Tpl::group(9, 3, 4)
             .flags(RESULT)
             .arg(0, 5)
             .arg(9, 6)
-            .patch(2, 1),
+            .patch(2, 1)],
+        "set r1, 11; submit t0; wait 0; halt r0",
     );
-    u.set(1, 11).submit(t).wait(0).halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(2)));
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(2));
     let c = r.commands[0];
     assert_eq!(r.commands.len(), 1);
     assert_eq!(
@@ -305,16 +231,11 @@ fn s12_s19_submit_records_and_the_sweep() {
 #[test]
 fn patches_later_wins_and_group_registers() {
     // Patches (0, r1) then (0, r2): arg 0 = r2 = 22. first from r3 = 10, count from r4 = 2.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(4, 0, 0).patch(0, 1).patch(0, 2).regs(3, 4));
-    u.set(1, 11)
-        .set(2, 22)
-        .set(3, 10)
-        .set(4, 2)
-        .submit(t)
-        .wait(0)
-        .halt(0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let u = up(
+        [Tpl::group(4, 0, 0).patch(0, 1).patch(0, 2).regs(3, 4)],
+        "set r1, 11; set r2, 22; set r3, 10; set r4, 2; submit t0; wait 0; halt r0",
+    );
+    let r = run(&u);
     assert_eq!(r.commands[0].args[0], 22);
     assert_eq!((r.commands[0].first, r.commands[0].count), (10, 2));
     assert_eq!(r.status, Status::Ended);
@@ -332,22 +253,15 @@ fn rotation_stream_first_in_even_passes_queue_first_in_odd() {
     // pass 3 (odd):  sweep frees slots 0, 1. queue first: A -> seq2 slot0 first 0;
     //                then the stream: seq3 slot1 (0,1).
     // pass 4: sweep frees both; WAIT 0 goes on.  pass 5: HALT -> END.
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 2));
-    let t1 = u.template(Tpl::job(4));
-    let t2 = u.template(Tpl::group(5, 0, 1));
-    u.submit(t0)
-        .enqueue(t1, R15)
-        .submit(t2)
-        .submit(t2)
-        .wait(0)
-        .halt(0);
-    let p = with(|p| {
+    let u = up(
+        [Tpl::group(3, 0, 2), Tpl::job(4), Tpl::group(5, 0, 1)],
+        "submit t0; enqueue t1, r15; submit t2; submit t2; wait 0; halt r0",
+    );
+    let r = run_with(&u, |p| {
         p.core_count = 2;
         p.turn_budget = 1;
         p.delay = delays(&[(0, Some(2))]);
     });
-    let r = simulate(&u.bytes(), &p);
     assert_eq!(
         shape(&r),
         vec![
@@ -367,15 +281,11 @@ fn sixteen_slots_then_submit_waits() {
     // pass 0: SET + 16 * 3 = 49 micro-ops; the 17th SUBMIT finds all 16 slots busy
     // and waits (not counted). The 16 are acked in the sweep of pass 6; then
     // seq16 takes slot 0 in pass 6 and is acked in pass 12, where HALT ends.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.set(1, 17)
-        .submit(t)
-        .addi(0, 0, 1)
-        .jlt(0, 1, 1)
-        .wait(0)
-        .halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(5)));
+    let u = up(
+        [Tpl::group(3, 0, 1)],
+        "set r1, 17; submit t0; addi r0, r0, 1; jlt r0, r1, 1; wait 0; halt r0",
+    );
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(5));
     assert_eq!(r.commands.len(), 17);
     for (i, c) in r.commands.iter().take(16).enumerate() {
         assert_eq!((c.sequence, c.slot, c.pass_index), (i as u64, i as u8, 0));
@@ -387,10 +297,11 @@ fn sixteen_slots_then_submit_waits() {
 #[test]
 fn plain_submits_may_overlap() {
     // Two plain SUBMITs on the same group both go in pass 0, slots 0 and 1.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 119));
-    u.submit(t).submit(t).wait(0).halt(0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let u = up(
+        [Tpl::group(3, 0, 119)],
+        "submit t0; submit t0; wait 0; halt r0",
+    );
+    let r = run(&u);
     assert_eq!(
         shape(&r),
         vec![(0, 0, 0, 0, false, 0, 119), (1, 1, 0, 1, false, 0, 119)]
@@ -408,16 +319,11 @@ fn queue_full_at_64() {
     // pass 1 (odd): sweep frees job 0. queue first: job 1 (queue 62). stream:
     // jobs 65, 66 (EVENTs 65, 66), HALT waits.
     // Then one job per pass: job k in pass k; job 65 acked in pass 66, HALT there.
-    let mut u = Up::new();
-    let t = u.template(Tpl::job(3).patch(0, 0));
-    u.set(1, 119)
-        .set(2, 66)
-        .enqueue(t, 1)
-        .addi(0, 0, 1)
-        .event(0)
-        .jlt(0, 2, 2)
-        .halt(3);
-    let r = simulate(&u.bytes(), &with(|p| p.turn_budget = 1000));
+    let u = up(
+        [Tpl::job(3).patch(0, 0)],
+        "set r1, 119; set r2, 66; enqueue t0, r1; addi r0, r0, 1; event r0; jlt r0, r2, 2; halt r3",
+    );
+    let r = run_with(&u, |p| p.turn_budget = 1000);
     let mut want: Vec<Event> = (1..=64).map(|i| ev(kind::STREAM, i, 0)).collect();
     want.push(ev(kind::STREAM, 65, 1));
     want.push(ev(kind::STREAM, 66, 1));
@@ -452,7 +358,7 @@ fn queue_window_is_16_jobs() {
     u.submit(t0); // 3
     u.enqueue(t1, 1).addi(0, 0, 1).jlt(0, 3, 4); // 4..6
     u.enqueue(t1, 2).wait(0).halt(4); // 7..9
-    let r = simulate(&u.bytes(), &with(|p| p.delay = delays(&[(0, Some(3))])));
+    let r = run_with(&u, |p| p.delay = delays(&[(0, Some(3))]));
     let s = shape(&r);
     assert_eq!(s[0], (0, 0, 0, 3, false, 0, 100));
     assert_eq!(s[1], (1, 0, 4, 4, true, 0, 100));
@@ -476,26 +382,20 @@ fn allocator_takes_the_lowest_first() {
     // job a: [0,2) is free -> 0. job b: 0 overlaps a, 2..4 overlap [2,5) -> 5.
     // job c: 0 overlaps, 2 overlaps, 5 overlaps b, 8 is free -> 8? Lowest first
     // with [f, f+2) free of [0,2),[2,5),[5,8): f = 8.
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 2, 3));
-    let t1 = u.template(Tpl::job(4));
-    u.set(1, 2)
-        .set(2, 3)
-        .submit(t0)
-        .enqueue(t1, 1)
-        .enqueue(t1, 2)
-        .enqueue(t1, 1)
-        .wait(0)
-        .halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(5)));
+    let u = up(
+        [Tpl::group(3, 2, 3), Tpl::job(4)],
+        "set r1, 2; set r2, 3; submit t0
+         enqueue t1, r1; enqueue t1, r2; enqueue t1, r1; wait 0; halt r0",
+    );
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(5));
     let firsts: Vec<(u32, u32)> = r.commands.iter().map(|c| (c.first, c.count)).collect();
     assert_eq!(firsts, vec![(2, 3), (0, 2), (5, 3), (8, 2)]);
     // At the grid's end: core_count 10, busy (0,8): a job of 2 fits at 8, of 3 not.
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 8));
-    let t1 = u.template(Tpl::job(4));
-    u.set(1, 2).submit(t0).enqueue(t1, 1).wait(0).halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.core_count = 10));
+    let u = up(
+        [Tpl::group(3, 0, 8), Tpl::job(4)],
+        "set r1, 2; submit t0; enqueue t1, r1; wait 0; halt r0",
+    );
+    let r = run_with(&u, |p| p.core_count = 10);
     assert_eq!((r.commands[1].first, r.commands[1].pass_index), (8, 0));
 }
 
@@ -515,7 +415,7 @@ fn a_job_overtaken_1024_times_blocks_those_behind_it() {
     u.submit(plain).enqueue(big, 1); // 3, 4
     u.enqueue(small, 2).addi(0, 0, 1).jlt(0, 3, 5); // 5..7
     u.wait(0).halt(4); // 8, 9
-    let r = simulate(&u.bytes(), &with(|p| p.delay = delays(&[(0, Some(3000))])));
+    let r = run_with(&u, |p| p.delay = delays(&[(0, Some(3000))]));
     assert_eq!(r.status, Status::Ended);
     assert_eq!(r.commands.len(), 2002);
     let big_at = r.commands.iter().position(|c| c.handler == 9).unwrap();
@@ -549,22 +449,18 @@ fn exclusive_queued_job_only_at_the_head() {
     // fit at 2 but is not at the head, so it waits; in pass 3 the plain is
     // acked: A -> first 0 (seq1); X is now at the head -> allocator: [0,3) busy,
     // 3 is free -> first 3 (seq2), both in pass 3.
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 2));
-    let ta = u.template(Tpl::job(4));
-    let tx = u.template(Tpl::job(5).flags(EXCLUSIVE));
-    u.set(1, 3)
-        .set(2, 1)
-        .submit(t0)
-        .enqueue(ta, 1)
-        .enqueue(tx, 2)
-        .wait(0)
-        .halt(0);
-    let p = with(|p| {
+    let u = up(
+        [
+            Tpl::group(3, 0, 2),
+            Tpl::job(4),
+            Tpl::job(5).flags(EXCLUSIVE),
+        ],
+        "set r1, 3; set r2, 1; submit t0; enqueue t1, r1; enqueue t2, r2; wait 0; halt r0",
+    );
+    let r = run_with(&u, |p| {
         p.core_count = 4;
         p.delay = delays(&[(0, Some(2))]);
     });
-    let r = simulate(&u.bytes(), &p);
     assert_eq!(
         shape(&r),
         vec![
@@ -585,21 +481,18 @@ fn exclusive_submit_waits_for_jobs_queued_before_it() {
     // queue: A -> seq1 slot0 first 0 (acked pass 5).
     // pass 5 (odd): A acked; queue empty; stream: exclusive goes: seq2 slot0 (2,1);
     // WAIT 0 waits. pass 6: acked; WAIT, HALT.
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 1));
-    let ta = u.template(Tpl::job(4));
-    let tx = u.template(Tpl::group(5, 2, 1).flags(EXCLUSIVE));
-    u.set(1, 4)
-        .submit(t0)
-        .enqueue(ta, 1)
-        .submit(tx)
-        .wait(0)
-        .halt(0);
-    let p = with(|p| {
+    let u = up(
+        [
+            Tpl::group(3, 0, 1),
+            Tpl::job(4),
+            Tpl::group(5, 2, 1).flags(EXCLUSIVE),
+        ],
+        "set r1, 4; submit t0; enqueue t1, r1; submit t2; wait 0; halt r0",
+    );
+    let r = run_with(&u, |p| {
         p.core_count = 4;
         p.delay = delays(&[(0, Some(3))]);
     });
-    let r = simulate(&u.bytes(), &p);
     assert_eq!(
         shape(&r),
         vec![
@@ -617,12 +510,15 @@ fn exclusive_submit_waits_for_overlapping_busy_groups() {
     // seq1 slot1 in pass 0 (acked pass 1). pc2 exclusive (1,1): overlaps [0,2) ->
     // waits in passes 0, 1, 2. pass 3 (odd): sweep frees slot 0; queue first
     // (empty), then the stream: seq2 slot0 (1,1). WAIT 0; pass 4: HALT.
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 2));
-    let t1 = u.template(Tpl::group(4, 2, 1).flags(EXCLUSIVE));
-    let t2 = u.template(Tpl::group(5, 1, 1).flags(EXCLUSIVE));
-    u.submit(t0).submit(t1).submit(t2).wait(0).halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.delay = delays(&[(0, Some(2))])));
+    let u = up(
+        [
+            Tpl::group(3, 0, 2),
+            Tpl::group(4, 2, 1).flags(EXCLUSIVE),
+            Tpl::group(5, 1, 1).flags(EXCLUSIVE),
+        ],
+        "submit t0; submit t1; submit t2; wait 0; halt r0",
+    );
+    let r = run_with(&u, |p| p.delay = delays(&[(0, Some(2))]));
     assert_eq!(
         shape(&r),
         vec![
@@ -634,11 +530,11 @@ fn exclusive_submit_waits_for_overlapping_busy_groups() {
     assert_eq!(r.events, vec![end(0, 4)]);
     // An exclusive SUBMIT does not stop a later plain one from overlapping it:
     // exclusive (0,2) then plain (0,2), both in pass 0.
-    let mut u = Up::new();
-    let tx = u.template(Tpl::group(3, 0, 2).flags(EXCLUSIVE));
-    let tp = u.template(Tpl::group(3, 0, 2));
-    u.submit(tx).submit(tp).wait(0).halt(0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let u = up(
+        [Tpl::group(3, 0, 2).flags(EXCLUSIVE), Tpl::group(3, 0, 2)],
+        "submit t0; submit t1; wait 0; halt r0",
+    );
+    let r = run(&u);
     assert_eq!(
         r.commands.iter().map(|c| c.pass_index).collect::<Vec<_>>(),
         vec![0, 0]
@@ -653,22 +549,14 @@ fn results_swept_together_highest_slot_wins() {
     // (acked pass 3); pc4 WAIT 0 waits.
     // pass 3: the sweep frees slot 0 (seq2, result 2) then slot 1 (seq1, result 1):
     // the latest result is 1 (the highest slot), not 2 (the latest submitted).
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 1));
-    let t1 = u.template(Tpl::group(3, 0, 1).flags(RESULT));
-    u.submit(t0)
-        .submit(t1)
-        .wait(1)
-        .submit(t1)
-        .wait(0)
-        .result(1)
-        .event(1)
-        .halt(1);
-    let p = with(|p| {
+    let u = up(
+        [Tpl::group(3, 0, 1), Tpl::group(3, 0, 1).flags(RESULT)],
+        "submit t0; submit t1; wait 1; submit t1; wait 0; result r1; event r1; halt r1",
+    );
+    let r = run_with(&u, |p| {
         p.result = ResultModel::Sequence;
         p.delay = delays(&[(1, Some(2)), (2, Some(1))]);
     });
-    let r = simulate(&u.bytes(), &p);
     assert_eq!(shape(&r)[2], (2, 0, 1, 3, false, 0, 1));
     assert_eq!(r.events, vec![ev(kind::STREAM, 1, 3), end(1, 3)]);
     assert_eq!(r.halt, Some(1));
@@ -677,37 +565,24 @@ fn results_swept_together_highest_slot_wins() {
 #[test]
 fn result_is_zero_before_any_and_the_model_is_used() {
     // RESULT before any completed result=True command gives 0.
-    let mut u = Up::new();
-    u.set(1, 5).result(1).halt(1);
-    assert_eq!(simulate(&u.bytes(), &Params::default()).halt, Some(0));
+    let u = up([], "set r1, 5; result r1; halt r1");
+    assert_eq!(run(&u).halt, Some(0));
     // arg(3) with args[3] = r2 = 1234; a command without the result flag leaves it.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1).flags(RESULT).patch(3, 2));
-    let plain = u.template(Tpl::group(3, 0, 1).arg(3, 99));
-    u.set(2, 1234)
-        .submit(t)
-        .submit(plain)
-        .wait(0)
-        .result(1)
-        .halt(1);
-    let r = simulate(&u.bytes(), &with(|p| p.result = ResultModel::Arg(3)));
+    let u = up(
+        [
+            Tpl::group(3, 0, 1).flags(RESULT).patch(3, 2),
+            Tpl::group(3, 0, 1).arg(3, 99),
+        ],
+        "set r2, 1234; submit t0; submit t1; wait 0; result r1; halt r1",
+    );
+    let r = run_with(&u, |p| p.result = ResultModel::Arg(3));
     assert_eq!(r.halt, Some(1234));
     // table([10, 20, 30]): seq 4 -> entry 1 = 20.
-    let mut u = Up::new();
-    let plain = u.template(Tpl::group(3, 0, 1));
-    let t = u.template(Tpl::group(3, 0, 1).flags(RESULT));
-    u.submit(plain)
-        .submit(plain)
-        .submit(plain)
-        .submit(plain)
-        .submit(t)
-        .wait(0)
-        .result(1)
-        .halt(1);
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| p.result = ResultModel::Table(vec![10, 20, 30])),
+    let u = up(
+        [Tpl::group(3, 0, 1), Tpl::group(3, 0, 1).flags(RESULT)],
+        "submit t0; submit t0; submit t0; submit t0; submit t1; wait 0; result r1; halt r1",
     );
+    let r = run_with(&u, |p| p.result = ResultModel::Table(vec![10, 20, 30]));
     assert_eq!(r.halt, Some(20));
 }
 
@@ -717,27 +592,25 @@ fn delay_models_cycle_and_table() {
     // acked in passes 2, 3, 4, 2. The stream waits with WAIT 0 and EVENTs each
     // time the pending count drops (WAIT k chain): WAIT 3 -> pass 2 (two acked,
     // pending 2); WAIT 1 -> pass 3; WAIT 0 -> pass 4.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.submit(t).submit(t).submit(t).submit(t);
-    u.wait(2).event(0).wait(1).event(0).wait(0).halt(0);
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| p.delay = Delay::Cycle { base: 1, modulo: 3 }),
+    let u = up(
+        [Tpl::group(3, 0, 1)],
+        "submit t0; submit t0; submit t0; submit t0
+         wait 2; event r0; wait 1; event r0; wait 0; halt r0",
     );
+    let r = run_with(&u, |p| p.delay = Delay::Cycle { base: 1, modulo: 3 });
     assert_eq!(
         r.events,
         vec![ev(kind::STREAM, 0, 2), ev(kind::STREAM, 0, 3), end(0, 4)]
     );
     // table([0, None]): seq 1 is never acked: WAIT 0 never goes on -> stuck.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.submit(t).submit(t).wait(1).event(0).wait(0).halt(0);
-    let p = with(|p| {
+    let u = up(
+        [Tpl::group(3, 0, 1)],
+        "submit t0; submit t0; wait 1; event r0; wait 0; halt r0",
+    );
+    let r = run_with(&u, |p| {
         p.delay = Delay::Table(vec![Some(0), None]);
         p.max_passes = 50;
     });
-    let r = simulate(&u.bytes(), &p);
     // pass 1: seq0 acked, pending 1: WAIT 1 goes on, EVENT; then WAIT 0 forever.
     assert_eq!(r.events, vec![ev(kind::STREAM, 0, 1)]);
     assert_eq!((r.status, r.passes), (Status::Stuck, 2));
@@ -751,35 +624,30 @@ fn s13_deadline_from_the_header() {
     u.deadline_us = 3;
     let t = u.template(Tpl::group(3, 0, 1));
     u.set(0, 0).submit(t).wait(0).halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(2)));
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(2));
     assert_eq!(r.events, vec![end(0, 3)]);
     // Delay 3 (acked in pass 4): still busy after pass 3's sweep -> `Reason::Deadline` at
     // pc 1 (the SUBMIT), in pass 3, stopped.
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(3)));
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(3));
     assert_eq!(r.events, vec![error_ev(8, 1, 3)]);
     assert_eq!(
         (r.status, r.error, r.stopped, r.passes),
         (Status::Error, se(Reason::Deadline, 1), true, 4)
     );
     // deadline_passes 2 replaces the header's 3: delay 2 is now late, in pass 2.
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| {
-            p.delay = Delay::Fixed(2);
-            p.deadline_passes = Some(2);
-        }),
-    );
+    let r = run_with(&u, |p| {
+        p.delay = Delay::Fixed(2);
+        p.deadline_passes = Some(2);
+    });
     assert_eq!(r.events, vec![error_ev(8, 1, 2)]);
     // Never acked: late in pass 3.
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Never));
+    let r = run_with(&u, |p| p.delay = Delay::Never);
     assert_eq!(r.events, vec![error_ev(8, 1, 3)]);
 }
 
 #[test]
 fn s13_default_deadline_for_a_header_of_0() {
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.submit(t).wait(0).halt(0);
+    let u = up([Tpl::group(3, 0, 1)], "submit t0; wait 0; halt r0");
     // default_deadline_passes 4: delay 3 acked in pass 4 -> fine; delay 4 -> late in pass 4.
     let p = |d| {
         with(|p| {
@@ -806,7 +674,7 @@ fn s13_default_deadline_for_a_header_of_0() {
         vec![error_ev(8, 0, 1_000_000)]
     );
     // With the default max_passes 1,000,000 the run stops before pass 1,000,000: stuck.
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(999_999)));
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(999_999));
     assert_eq!((r.status, r.passes), (Status::Stuck, 0));
 }
 
@@ -815,16 +683,14 @@ fn s14_several_late_lowest_slot_wins() {
     // pc0 JMP 3; pc1 SUBMIT; pc2 JMP 5; pc3 SUBMIT; pc4 JMP 1; pc5 WAIT 0; pc6 HALT.
     // pc3's SUBMIT takes slot 0, pc1's slot 1, both in pass 0, never acked;
     // deadline 2: both late in pass 2; the lowest slot's is pc 3 (not the lowest pc).
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.jmp(3).submit(t).jmp(5).submit(t).jmp(1).wait(0).halt(0);
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| {
-            p.delay = Delay::Never;
-            p.deadline_passes = Some(2);
-        }),
+    let u = up(
+        [Tpl::group(3, 0, 1)],
+        "jmp 3; submit t0; jmp 5; submit t0; jmp 1; wait 0; halt r0",
     );
+    let r = run_with(&u, |p| {
+        p.delay = Delay::Never;
+        p.deadline_passes = Some(2);
+    });
     assert_eq!(
         shape(&r),
         vec![(0, 0, 0, 3, false, 0, 1), (1, 1, 0, 1, false, 0, 1)]
@@ -839,23 +705,21 @@ fn s14_late_after_an_error_is_a_timeout() {
     // with r1 = 0: `Reason::ModByZero` at pc 2 in pass 0. The stream has ended; seq1 stays
     // in flight and is late in pass 5 (deadline 5): one TIMEOUT with aux 1 (the
     // slot) and the stream's req, stopped.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.submit(t).submit(t).modr(0, 0, 1).halt(0);
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| {
-            p.delay = delays(&[(1, None)]);
-            p.deadline_passes = Some(5);
-        }),
+    let u = up(
+        [Tpl::group(3, 0, 1)],
+        "submit t0; submit t0; modr r0, r0, r1; halt r0",
     );
+    let r = run_with(&u, |p| {
+        p.delay = delays(&[(1, None)]);
+        p.deadline_passes = Some(5);
+    });
     assert_eq!(r.events, vec![error_ev(7, 2, 0), ev(kind::TIMEOUT, 1, 5)]);
     assert_eq!(
         (r.status, r.error, r.stopped, r.passes),
         (Status::Error, se(Reason::ModByZero, 2), true, 6)
     );
     // All acked in time after the error: no TIMEOUT; the run ends silently.
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(3)));
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(3));
     assert_eq!(r.events, vec![error_ev(7, 2, 0)]);
     assert_eq!((r.status, r.stopped, r.passes), (Status::Error, false, 1));
 }
@@ -864,90 +728,69 @@ fn s14_late_after_an_error_is_a_timeout() {
 fn s15_cancel() {
     // pc0 SUBMIT (delay 5); pc1 WAIT 0. Cancel in pass 2: `Reason::Cancelled` at pc 1 (the
     // WAIT it is waiting at). The command stays in flight (acked in pass 6), silently.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.submit(t).wait(0).halt(0);
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| {
-            p.delay = Delay::Fixed(5);
-            p.cancel_pass = Some(2);
-        }),
-    );
+    let u = up([Tpl::group(3, 0, 1)], "submit t0; wait 0; halt r0");
+    let r = run_with(&u, |p| {
+        p.delay = Delay::Fixed(5);
+        p.cancel_pass = Some(2);
+    });
     assert_eq!(r.events, vec![error_ev(10, 1, 2)]);
     assert_eq!(
         (r.status, r.error, r.passes),
         (Status::Error, se(Reason::Cancelled, 1), 3)
     );
     // cancel_pass 0: the RUN is taken and cancelled right after: pc 0, nothing ran.
-    let r = simulate(&u.bytes(), &with(|p| p.cancel_pass = Some(0)));
+    let r = run_with(&u, |p| p.cancel_pass = Some(0));
     assert_eq!(r.events, vec![error_ev(10, 0, 0)]);
     assert!(r.commands.is_empty());
     // With delay 0, the command is acked in pass 1's sweep, but the cancel of
     // pass 1 comes in the host-command phase, before the turn: still active, pc 1.
-    let r = simulate(&u.bytes(), &with(|p| p.cancel_pass = Some(1)));
+    let r = run_with(&u, |p| p.cancel_pass = Some(1));
     assert_eq!(r.events, vec![error_ev(10, 1, 1)]);
     // A cancel after HALT ended the stream does nothing (the run ended in pass 0).
     let mut h = Up::new();
     h.set(0, 4).halt(0);
-    let r = simulate(&h.bytes(), &with(|p| p.cancel_pass = Some(1)));
+    let r = run_with(&h, |p| p.cancel_pass = Some(1));
     assert_eq!(r.events, vec![end(4, 0)]);
     // A cancel after an error does nothing either: MOD by zero in pass 0 with a
     // command in flight until pass 4; cancel in pass 2.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.submit(t).modr(0, 0, 0).halt(0);
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| {
-            p.delay = Delay::Fixed(3);
-            p.cancel_pass = Some(2);
-        }),
-    );
+    let u = up([Tpl::group(3, 0, 1)], "submit t0; modr r0, r0, r0; halt r0");
+    let r = run_with(&u, |p| {
+        p.delay = Delay::Fixed(3);
+        p.cancel_pass = Some(2);
+    });
     assert_eq!(r.events, vec![error_ev(7, 1, 0)]);
 }
 
 #[test]
 fn s16_stuck() {
     // WAIT 0 on a command never acked, deadline far away: stuck after max_passes 10.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.submit(t).wait(0).halt(0);
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| {
-            p.delay = Delay::Never;
-            p.max_passes = 10;
-        }),
-    );
+    let u = up([Tpl::group(3, 0, 1)], "submit t0; wait 0; halt r0");
+    let r = run_with(&u, |p| {
+        p.delay = Delay::Never;
+        p.max_passes = 10;
+    });
     assert_eq!(
         (r.status, r.passes, r.error, r.halt),
         (Status::Stuck, 0, None, None)
     );
     assert!(r.events.is_empty());
     // An endless loop: with max_steps 100,000 and 64 per pass, 10 passes are not enough.
-    let mut u = Up::new();
-    u.jmp(0);
-    let r = simulate(&u.bytes(), &with(|p| p.max_passes = 10));
+    let u = up([], "jmp 0");
+    let r = run_with(&u, |p| p.max_passes = 10);
     assert_eq!(r.status, Status::Stuck);
     // An error with a command never acked before max_passes keeps status "error".
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.submit(t).modr(0, 0, 0).halt(0);
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| {
-            p.delay = Delay::Never;
-            p.max_passes = 10;
-        }),
-    );
+    let u = up([Tpl::group(3, 0, 1)], "submit t0; modr r0, r0, r0; halt r0");
+    let r = run_with(&u, |p| {
+        p.delay = Delay::Never;
+        p.max_passes = 10;
+    });
     assert_eq!((r.status, r.passes, r.stopped), (Status::Error, 1, false));
     // The endless loop runs into the step limit: max_steps 640 = 10 passes of 64;
     // in pass 10's turn the 641st micro-op is refused: `Reason::StepLimit` at pc 0.
     let mut u = Up::new();
     u.max_steps = 640;
     u.jmp(0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let r = run(&u);
     assert_eq!(r.events, vec![error_ev(6, 0, 10)]);
 }
 
@@ -957,20 +800,14 @@ fn s17_step_limit_at_exactly_max_steps() {
     let mut u = Up::new();
     u.max_steps = 3;
     u.set(0, 1).set(0, 2).set(0, 3).halt(0);
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).events,
-        vec![error_ev(6, 3, 0)]
-    );
+    assert_eq!(run(&u).events, vec![error_ev(6, 3, 0)]);
     // max_steps 4: HALT is the 4th micro-op and runs.
     u.max_steps = 4;
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).events,
-        vec![end(3, 0)]
-    );
+    assert_eq!(run(&u).events, vec![end(3, 0)]);
     // turn_budget 3, max_steps 3: the budget ends pass 0's turn first; the limit
     // test belongs to the next micro-op, in pass 1.
     u.max_steps = 3;
-    let r = simulate(&u.bytes(), &with(|p| p.turn_budget = 3));
+    let r = run_with(&u, |p| p.turn_budget = 3);
     assert_eq!(r.events, vec![error_ev(6, 3, 1)]);
     // A waiting micro-op does not count: max_steps 2: SUBMIT (1), WAIT 0 waits in
     // pass 0 (not counted), goes on in pass 1 (2), HALT is refused: pc 2, pass 1.
@@ -978,10 +815,7 @@ fn s17_step_limit_at_exactly_max_steps() {
     u.max_steps = 2;
     let t = u.template(Tpl::group(3, 0, 1));
     u.submit(t).wait(0).halt(0);
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).events,
-        vec![error_ev(6, 2, 1)]
-    );
+    assert_eq!(run(&u).events, vec![error_ev(6, 2, 1)]);
 }
 
 #[test]
@@ -991,24 +825,18 @@ fn s17_running_off_the_end() {
     for _ in 0..5 {
         u.set(0, 0);
     }
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).events,
-        vec![error_ev(3, 5, 0)]
-    );
+    assert_eq!(run(&u).events, vec![error_ev(3, 5, 0)]);
     // Exactly 64 micro-ops: pass 0's budget is used up first, the error comes in pass 1.
     let mut u = Up::new();
     for _ in 0..64 {
         u.set(0, 0);
     }
-    let r = simulate(&u.bytes(), &Params::default());
+    let r = run(&u);
     assert_eq!(r.events, vec![error_ev(3, 64, 1)]);
     assert_eq!(r.passes, 2);
     // 63: the 64th test fits the budget of pass 0.
     u.ops.pop();
-    assert_eq!(
-        simulate(&u.bytes(), &Params::default()).events,
-        vec![error_ev(3, 63, 0)]
-    );
+    assert_eq!(run(&u).events, vec![error_ev(3, 63, 0)]);
 }
 
 #[test]
@@ -1016,9 +844,8 @@ fn s17_turn_budget_64() {
     // An EVENT loop: 1 SET, then (EVENT, ADDI, JMP)... Each pass 64 micro-ops;
     // pass 0: SET + 21 full loops (63) = 64: EVENTs r0 = 0..20 in pass 0; pass 1
     // starts at EVENT with r0 = 21.
-    let mut u = Up::new();
-    u.set(0, 0).event(0).addi(0, 0, 1).jmp(1);
-    let r = simulate(&u.bytes(), &with(|p| p.max_passes = 2));
+    let u = up([], "set r0, 0; event r0; addi r0, r0, 1; jmp 1");
+    let r = run_with(&u, |p| p.max_passes = 2);
     let pass0: Vec<u32> = r
         .events
         .iter()
@@ -1034,45 +861,35 @@ fn s17_turn_budget_64() {
 #[test]
 fn s18_time_with_ticks_per_pass() {
     // TIME r0 in pass 0 = 0; after a command acked in pass 3, TIME r1 = 3 * 7 = 21.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1));
-    u.time(0)
-        .event(0)
-        .submit(t)
-        .wait(0)
-        .time(1)
-        .event(1)
-        .halt(1);
-    let p = with(|p| {
+    let u = up(
+        [Tpl::group(3, 0, 1)],
+        "time r0; event r0; submit t0; wait 0; time r1; event r1; halt r1",
+    );
+    let r = run_with(&u, |p| {
         p.delay = Delay::Fixed(2);
         p.ticks_per_pass = 7;
     });
-    let r = simulate(&u.bytes(), &p);
     assert_eq!(
         r.events,
         vec![ev(kind::STREAM, 0, 0), ev(kind::STREAM, 21, 3), end(21, 3)]
     );
     // ticks_per_pass 0x80000000: 3 * 2^31 = 0x1_8000_0000, low 32 bits 0x80000000;
     // the END event's aux is its low 24 bits (0) and halt is the full register.
-    let r = simulate(
-        &u.bytes(),
-        &with(|p| {
-            p.delay = Delay::Fixed(2);
-            p.ticks_per_pass = 0x8000_0000;
-        }),
-    );
+    let r = run_with(&u, |p| {
+        p.delay = Delay::Fixed(2);
+        p.ticks_per_pass = 0x8000_0000;
+    });
     assert_eq!(r.halt, Some(0x8000_0000));
     assert_eq!(r.events[2], end(0, 3));
     // The default is 1,000 ticks per pass.
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(2)));
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(2));
     assert_eq!(r.halt, Some(3000));
 }
 
 #[test]
 fn s18_event_aux_is_24_bits() {
-    let mut u = Up::new();
-    u.set(0, 0x1234_5678).event(0).halt(0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let u = up([], "set r0, 0x1234_5678; event r0; halt r0");
+    let r = run(&u);
     assert_eq!(
         r.events,
         vec![ev(kind::STREAM, 0x34_5678, 0), end(0x34_5678, 0)]
@@ -1085,16 +902,11 @@ fn s18_wait_and_halt_count_jobs_too() {
     // A job of 119 cores behind a plain (0,1) busy until pass 3: WAIT 1 sees
     // pending 2 (the command and the job) until pass 3; then the job goes (pass 3)
     // and is acked in 4: WAIT 0 / HALT in pass 4.
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 1));
-    let t1 = u.template(Tpl::job(4));
-    u.set(1, 119)
-        .submit(t0)
-        .enqueue(t1, 1)
-        .wait(1)
-        .event(1)
-        .halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.delay = delays(&[(0, Some(2))])));
+    let u = up(
+        [Tpl::group(3, 0, 1), Tpl::job(4)],
+        "set r1, 119; submit t0; enqueue t1, r1; wait 1; event r1; halt r0",
+    );
+    let r = run_with(&u, |p| p.delay = delays(&[(0, Some(2))]));
     // pass 3 (odd): sweep frees seq0 -> pending 1 (the job), queue first: job goes
     // (pending still 1), stream: WAIT 1 goes on, EVENT, HALT waits. pass 4: HALT.
     assert_eq!(r.events, vec![ev(kind::STREAM, 119, 3), end(0, 4)]);
@@ -1108,17 +920,15 @@ fn reason_9_bad_enqueue_count() {
         let mut u = Up::new();
         let t = u.template(Tpl::job(3));
         u.set(1, count).enqueue(t, 1).wait(0).halt(0);
-        let r = simulate(&u.bytes(), &Params::default());
+        let r = run(&u);
         match want {
             Some(reason) => assert_eq!(r.events, vec![error_ev(reason, 1, 0)], "count {count}"),
             None => assert_eq!(r.status, Status::Ended),
         }
     }
     // core_count 8: count 9 fails.
-    let mut u = Up::new();
-    let t = u.template(Tpl::job(3));
-    u.set(1, 9).enqueue(t, 1).halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.core_count = 8));
+    let u = up([Tpl::job(3)], "set r1, 9; enqueue t0, r1; halt r0");
+    let r = run_with(&u, |p| p.core_count = 8);
     assert_eq!(r.error, se(Reason::BadEnqueue, 1));
 }
 
@@ -1138,7 +948,7 @@ fn reason_11_group_outside_the_grid() {
         let mut u = Up::new();
         let t = u.template(Tpl::group(3, 0, 0).regs(1, 2));
         u.set(1, first).set(2, count).submit(t).wait(0).halt(0);
-        let r = simulate(&u.bytes(), &Params::default());
+        let r = run(&u);
         if bad {
             assert_eq!(r.events, vec![error_ev(11, 2, 0)], "({first}, {count})");
             assert!(r.commands.is_empty());
@@ -1159,7 +969,7 @@ fn reason_11_comes_before_waiting_for_a_slot() {
         u.submit(good);
     }
     u.submit(bad).halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(5)));
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(5));
     assert_eq!(r.events, vec![error_ev(11, 16, 0)]);
     assert_eq!(r.commands.len(), 16);
 }
@@ -1168,15 +978,11 @@ fn reason_11_comes_before_waiting_for_a_slot() {
 fn s21_errors_drop_the_queued_jobs() {
     // Plain (0,1) busy until pass 3; a job of 119 cores waits; MOD by zero in pass 0.
     // The job is dropped (never submitted); the plain command is acked in pass 3.
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 1));
-    let t1 = u.template(Tpl::job(4));
-    u.set(1, 119)
-        .submit(t0)
-        .enqueue(t1, 1)
-        .modr(0, 0, 2)
-        .halt(0);
-    let r = simulate(&u.bytes(), &with(|p| p.delay = Delay::Fixed(2)));
+    let u = up(
+        [Tpl::group(3, 0, 1), Tpl::job(4)],
+        "set r1, 119; submit t0; enqueue t1, r1; modr r0, r0, r2; halt r0",
+    );
+    let r = run_with(&u, |p| p.delay = Delay::Fixed(2));
     assert_eq!(r.commands.len(), 1);
     assert_eq!(r.events, vec![error_ev(7, 3, 0)]);
 }
@@ -1185,11 +991,11 @@ fn s21_errors_drop_the_queued_jobs() {
 fn s19_sequence_counts_every_source() {
     // A SUBMIT then a job in pass 0: the stream goes first (even pass): seq0 the
     // SUBMIT, seq1 the job (queued true, pc of the ENQUEUE, flags without the queue bit).
-    let mut u = Up::new();
-    let t0 = u.template(Tpl::group(3, 0, 1));
-    let t1 = u.template(Tpl::job(4).flags(RESULT));
-    u.set(1, 1).enqueue(t1, 1).submit(t0).wait(0).halt(0);
-    let r = simulate(&u.bytes(), &Params::default());
+    let u = up(
+        [Tpl::group(3, 0, 1), Tpl::job(4).flags(RESULT)],
+        "set r1, 1; enqueue t1, r1; submit t0; wait 0; halt r0",
+    );
+    let r = run(&u);
     assert_eq!(
         shape(&r),
         vec![(0, 0, 0, 2, false, 0, 1), (1, 1, 0, 1, true, 1, 1)]
@@ -1200,15 +1006,10 @@ fn s19_sequence_counts_every_source() {
 #[test]
 fn out_of_range_params_do_not_panic() {
     // P3: every one of these runs without a panic.
-    let mut u = Up::new();
-    let t = u.template(Tpl::group(3, 0, 1).flags(RESULT));
-    let j = u.template(Tpl::job(3));
-    u.set(1, 1)
-        .submit(t)
-        .enqueue(j, 1)
-        .wait(0)
-        .result(2)
-        .halt(2);
+    let u = up(
+        [Tpl::group(3, 0, 1).flags(RESULT), Tpl::job(3)],
+        "set r1, 1; submit t0; enqueue t1, r1; wait 0; result r2; halt r2",
+    );
     let b = u.bytes();
     let cases: Vec<Params> = vec![
         with(|p| p.delay = Delay::Cycle { base: 0, modulo: 0 }),
@@ -1284,7 +1085,7 @@ fn the_spec_1000_job_example() {
         .wait(0) // 9
         .halt(4); // 10
     let start = std::time::Instant::now();
-    let r = simulate(&u.bytes(), &Params::default());
+    let r = run(&u);
     let elapsed = start.elapsed();
     assert_eq!(r.status, Status::Ended);
     assert_eq!(r.halt, Some(0));

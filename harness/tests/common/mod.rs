@@ -93,3 +93,16 @@ pub fn submit_wait_time_halt(r: u8, handler: u8, group: (u16, u16)) -> Vec<u8> {
     )
     .encode()
 }
+
+/// The micro-ops of `text` in the `.kms` syntax (docs/asm.md), one a line.
+pub fn program(text: &str) -> Vec<kmst::format::MicroOp> {
+    let text = format!(".stream max_steps=1 seed=1\n{text}\n");
+    let bytes = kmst::asm::assemble(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    // Read as written (a program may name templates it is given elsewhere):
+    // the header's op count, then 16 bytes a micro-op from byte 64.
+    let count = kmst::format::read_u32(&bytes, 8) as usize;
+    bytes[64..64 + 16 * count]
+        .chunks(16)
+        .map(kmst::format::MicroOp::read)
+        .collect()
+}

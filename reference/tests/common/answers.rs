@@ -4,7 +4,7 @@
 //! by the engine's scenario builder tests, which compare with the same
 //! types of kmst-reference.
 
-use kmst_reference::{Event, HostOutcome, Outcome, Reason, StreamError};
+use kmst_reference::{Event, HostCommand, HostOutcome, Outcome, Reason, StreamError};
 
 pub fn ev(kind: u8, req: u32, auxiliary: u32, pass_index: u64) -> Event {
     Event {
@@ -13,6 +13,11 @@ pub fn ev(kind: u8, req: u32, auxiliary: u32, pass_index: u64) -> Event {
         auxiliary,
         pass_index,
     }
+}
+
+/// A RUN of the `length` bytes at `offset`.
+pub fn run(offset: u32, length: u32) -> HostCommand {
+    HostCommand::Run { offset, length }
 }
 
 pub fn se(reason: Reason, pc: u32) -> Option<StreamError> {
@@ -42,4 +47,12 @@ pub fn rejected(pass: u64, reason: Reason) -> HostOutcome {
         outcome: Outcome::Rejected(reason),
         stream: None,
     }
+}
+
+/// Five RUNs in `pass` with nothing active before (S28): the first four
+/// start streams 0..4, the fifth finds four active and is rejected.
+pub fn four_started_fifth_rejected(pass: u64) -> Vec<HostOutcome> {
+    let mut out: Vec<HostOutcome> = (0..4).map(|k| started(pass, k)).collect();
+    out.push(rejected(pass, Reason::BadHeader));
+    out
 }

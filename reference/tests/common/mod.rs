@@ -93,6 +93,23 @@ macro_rules! ops {
                 self.op($($field),*)
             }
         )*
+        /// The micro-op whose method is `name`, its operands in the method's order.
+        fn named(&mut self, name: &str, operands: &[u32]) -> &mut Up {
+            let mut values = operands.iter();
+            let mut next = || *values.next().unwrap();
+            match name {
+                $(stringify!($name) => {
+                    let want = [$(stringify!($arg)),*].len();
+                    assert_eq!(operands.len(), want, "{name} {operands:?}: how many operands");
+                    $(
+                        let $arg = <$t>::try_from(next())
+                            .unwrap_or_else(|_| panic!("{name}: {} too large", stringify!($arg)));
+                    )*
+                    self.$name($($arg),*)
+                })*
+                _ => panic!("no micro-op {name:?}"),
+            }
+        }
     };
 }
 
@@ -170,6 +187,30 @@ impl Up {
         event(a: u8) = (48, a, 0, 0, 0);
         time(a: u8) = (49, a, 0, 0, 0);
     }
+    /// Adds the micro-ops of `text`, one a line or each ended by `;`: the
+    /// method's name, then its operands in its order, split by commas
+    /// (`set r1, 0x10; enqueue t0, r1; jlt r0, r1, 2`). A register is `rN`, a
+    /// template `tN`, a number decimal or `0x` hex, `_` allowed.
+    pub fn code(&mut self, text: &str) -> &mut Up {
+        for line in text
+            .split([';', '\n'])
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+        {
+            let (name, rest) = line.split_once(' ').unwrap_or((line, ""));
+            let operands: Vec<u32> = rest
+                .split(',')
+                .map(str::trim)
+                .filter(|o| !o.is_empty())
+                .map(|o| {
+                    number(o.trim_start_matches(['r', 't']))
+                        .unwrap_or_else(|| panic!("{line:?}: operand {o:?}"))
+                })
+                .collect();
+            self.named(name, &operands);
+        }
+        self
+    }
     /// Adds a template; returns its index.
     pub fn template(&mut self, t: Tpl) -> u32 {
         self.templates.push(t.bytes());
@@ -205,6 +246,25 @@ impl Up {
         }
         pad(&mut out);
         out
+    }
+}
+
+/// An upload of `templates` (`t0`, `t1`, ... in order) and the micro-ops of
+/// `code` (see [`Up::code`]).
+pub fn up(templates: impl IntoIterator<Item = Tpl>, code: &str) -> Up {
+    let mut u = Up::new();
+    for t in templates {
+        u.template(t);
+    }
+    u.code(code);
+    u
+}
+
+fn number(text: &str) -> Option<u32> {
+    let text = text.replace('_', "");
+    match text.strip_prefix("0x") {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
     }
 }
 
