@@ -18,8 +18,10 @@ use crate::sim::{FLAG_EXCLUSIVE, FLAG_RESULT, OVERTAKE_LIMIT, QUEUE_WINDOW, SLOT
 pub(crate) struct Busy {
     /// Index into the answer's commands.
     pub(crate) command: usize,
-    /// The stream that made it; `None` for the host (S32).
-    pub(crate) owner: Option<usize>,
+    /// The stream that made it; `None` for the host (S32). A byte (there
+    /// are at most four streams) keeps the slots as small as before the
+    /// field was added: [`Busy::owner`] reads it.
+    owner: Option<u8>,
     pub(crate) first: u64,
     pub(crate) count: u64,
     /// The pass whose sweep acknowledges it (S12); `None` for never.
@@ -35,14 +37,44 @@ pub(crate) struct Busy {
 pub(crate) struct Job {
     /// Order of enqueue over every source, from 0 (S18, S30: "queued before").
     pub(crate) id: u64,
-    /// The stream that queued it; `None` for the host.
-    pub(crate) owner: Option<usize>,
+    /// The stream that queued it; `None` for the host. A byte keeps a job
+    /// at 64 bytes, which the queue's removals move: [`Job::owner`].
+    owner: Option<u8>,
     pub(crate) handler: u8,
     pub(crate) flags: u8,
     pub(crate) count: u32,
     pub(crate) args: [u32; 10],
     pub(crate) pc: u32,
     pub(crate) overtaken: u32,
+}
+
+/// A stream's index as a slot or a job keeps it.
+fn owner_byte(owner: Option<usize>) -> Option<u8> {
+    owner.map(|s| s as u8)
+}
+
+impl Busy {
+    /// Whether stream `s` owns it.
+    pub(crate) fn owned_by(&self, s: usize) -> bool {
+        self.owner == owner_byte(Some(s))
+    }
+
+    /// The stream that made it; `None` for the host.
+    pub(crate) fn owner(&self) -> Option<usize> {
+        self.owner.map(usize::from)
+    }
+}
+
+impl Job {
+    /// Whether stream `s` owns it.
+    pub(crate) fn owned_by(&self, s: usize) -> bool {
+        self.owner == owner_byte(Some(s))
+    }
+
+    /// The stream that queued it; `None` for the host.
+    pub(crate) fn owner(&self) -> Option<usize> {
+        self.owner.map(usize::from)
+    }
 }
 
 /// The slots and the queue.
@@ -92,7 +124,7 @@ impl Grid {
     ) {
         self.queue.push_back(Job {
             id: self.next_job_id,
-            owner,
+            owner: owner_byte(owner),
             handler,
             flags,
             count,
@@ -171,7 +203,7 @@ pub(crate) trait Submitter {
         let late_pass = pass.saturating_add(self.deadline(owner));
         self.grid().slots[slot] = Some(Busy {
             command,
-            owner,
+            owner: owner_byte(owner),
             first: u64::from(first),
             count: u64::from(count),
             ack_pass,
@@ -186,6 +218,9 @@ pub(crate) trait Submitter {
 pub(crate) fn queue_turn(k: &mut impl Submitter, pass: u64) {
     let cores = k.params().core_count;
     let grid = k.grid();
+    if grid.queue.is_empty() {
+        return;
+    }
     // A fixed array: this runs every pass the queue is not empty.
     let mut window = [0u64; QUEUE_WINDOW];
     let n = grid.queue.len().min(QUEUE_WINDOW);
@@ -217,7 +252,7 @@ pub(crate) fn queue_turn(k: &mut impl Submitter, pass: u64) {
                 grid.queue.remove(at);
                 k.take_slot(
                     slot,
-                    job.owner,
+                    job.owner(),
                     job.handler,
                     job.flags,
                     first,

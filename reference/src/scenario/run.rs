@@ -168,7 +168,7 @@ impl Kernel<'_> {
             if let Some(busy) = self.grid.slots[slot]
                 && busy.ack_pass == Some(pass)
             {
-                if let (Some(value), Some(s)) = (busy.result, busy.owner) {
+                if let (Some(value), Some(s)) = (busy.result, busy.owner()) {
                     self.streams[s].latest_result = value;
                 }
                 self.grid.slots[slot] = None;
@@ -186,7 +186,7 @@ impl Kernel<'_> {
         let Some((slot, busy)) = late else {
             return false;
         };
-        match busy.owner {
+        match busy.owner() {
             Some(s) if self.streams[s].life == Life::Active => {
                 let pc = self.commands[busy.command].command.pc;
                 self.fail(s, Reason::Deadline, pc, pass);
@@ -237,7 +237,7 @@ impl Kernel<'_> {
         stream.life = Life::Failed;
         stream.error = Some(StreamError { reason, pc });
         stream.exclusive_mark = None;
-        self.grid.queue.retain(|j| j.owner != Some(s));
+        self.grid.queue.retain(|j| !j.owned_by(s));
     }
 }
 

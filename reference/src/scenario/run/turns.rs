@@ -36,8 +36,8 @@ impl Kernel<'_> {
             .slots
             .iter()
             .flatten()
-            .filter(|b| b.owner == Some(s));
-        let queued = self.grid.queue.iter().filter(|j| j.owner == Some(s));
+            .filter(|b| b.owned_by(s));
+        let queued = self.grid.queue.iter().filter(|j| j.owned_by(s));
         (busy.count() + queued.count()) as u64
     }
 
