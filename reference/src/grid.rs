@@ -9,9 +9,13 @@
 use std::collections::VecDeque;
 
 use crate::models::Models;
+use crate::ops::{Running, Step};
 use crate::params::Params;
-use crate::result::SubmittedCommand;
-use crate::sim::{FLAG_EXCLUSIVE, FLAG_RESULT, OVERTAKE_LIMIT, QUEUE_WINDOW, SLOTS};
+use crate::program::Template;
+use crate::result::{Reason, SubmittedCommand};
+use crate::sim::{
+    FLAG_EXCLUSIVE, FLAG_RESULT, OVERTAKE_LIMIT, QUEUE_CAPACITY, QUEUE_WINDOW, SLOTS,
+};
 
 /// A busy completion slot.
 #[derive(Clone, Copy, Debug)]
@@ -77,19 +81,25 @@ impl Job {
     }
 }
 
-/// The slots and the queue.
-pub(crate) struct Grid {
+/// The slots and the queue, with the parameters their rules read (the
+/// grid's size, the delay and result models).
+pub(crate) struct Grid<'p> {
+    pub(crate) params: &'p Params,
     pub(crate) slots: [Option<Busy>; SLOTS],
     pub(crate) queue: VecDeque<Job>,
     pub(crate) next_job_id: u64,
+    /// Commands that took a slot so far: the next one's sequence (S19).
+    pub(crate) taken: usize,
 }
 
-impl Grid {
-    pub(crate) fn new() -> Grid {
+impl<'p> Grid<'p> {
+    pub(crate) fn new(params: &'p Params) -> Grid<'p> {
         Grid {
+            params,
             slots: [None; SLOTS],
             queue: VecDeque::new(),
             next_job_id: 0,
+            taken: 0,
         }
     }
 
@@ -155,15 +165,14 @@ impl Grid {
 
 /// What submits through the grid: the one stream's simulator and the
 /// whole kernel, each with its answer's commands and its deadline rule.
-pub(crate) trait Submitter {
-    fn grid(&mut self) -> &mut Grid;
-    fn params(&self) -> &Params;
-    /// The commands recorded so far: the next one's sequence (S19).
-    fn recorded(&self) -> usize;
+pub(crate) trait Submitter<'p> {
+    fn grid(&mut self) -> &mut Grid<'p>;
     /// The deadline in passes of a command `owner` makes now (S13, S31).
     fn deadline(&self, owner: Option<usize>) -> u64;
     /// Appends the command to the answer.
     fn record(&mut self, command: SubmittedCommand, owner: Option<usize>);
+    /// The running state of stream `s`.
+    fn running(&mut self, s: usize) -> &mut Running;
 
     /// S19: the command takes `slot` and is recorded; its delay and result
     /// are evaluated on the record now (S23).
@@ -181,7 +190,7 @@ pub(crate) trait Submitter {
         pc: u32,
         queued: bool,
     ) {
-        let command = self.recorded();
+        let command = self.grid().taken;
         let record = SubmittedCommand {
             sequence: command as u64,
             slot: slot as u8,
@@ -194,14 +203,16 @@ pub(crate) trait Submitter {
             pc,
             queued,
         };
-        let params = self.params();
+        let params = self.grid().params;
         // S12: acknowledged in the sweep of pass p + 1 + d (never past u64).
         let ack_pass = params
             .delay_of(&record)
             .and_then(|d| pass.checked_add(1)?.checked_add(d));
         let result = (flags & FLAG_RESULT != 0).then(|| params.result_of(&record));
         let late_pass = pass.saturating_add(self.deadline(owner));
-        self.grid().slots[slot] = Some(Busy {
+        let grid = self.grid();
+        grid.taken += 1;
+        grid.slots[slot] = Some(Busy {
             command,
             owner: owner_byte(owner),
             first: u64::from(first),
@@ -214,9 +225,70 @@ pub(crate) trait Submitter {
     }
 }
 
+/// A group is outside the grid when `count == 0 || first > core_count ||
+/// count > core_count - first` (no sum is formed).
+pub(crate) fn outside_grid(first: u32, count: u32, core_count: u32) -> bool {
+    count == 0 || first > core_count || count > core_count - first
+}
+
+/// SUBMIT of template `t` by stream `s`, in the order of S18: a group
+/// outside the grid fails before any waiting; on its first try it marks
+/// the jobs queued before it; it waits for a free slot and, exclusive,
+/// while one of those jobs is still queued or a busy group overlaps its
+/// own; then it takes the lowest free slot.
+pub(crate) fn submit<'p>(k: &mut impl Submitter<'p>, s: usize, t: Template, pass: u64) -> Step {
+    let cores = k.grid().params.core_count;
+    let next_job_id = k.grid().next_job_id;
+    let run = k.running(s);
+    let pc = run.pc;
+    let args = t.patched_args(&run.regs);
+    let (first, count) = t.group(&run.regs);
+    if outside_grid(first, count, cores) {
+        return Step::Fail(Reason::BadGroup);
+    }
+    let mark = *run.exclusive_mark.get_or_insert(next_job_id);
+    let grid = k.grid();
+    let Some(slot) = grid.lowest_free_slot() else {
+        return Step::Wait;
+    };
+    if t.flags & FLAG_EXCLUSIVE != 0 && grid.exclusive_blocked(mark, first, count) {
+        return Step::Wait;
+    }
+    k.running(s).exclusive_mark = None;
+    k.take_slot(
+        slot,
+        Some(s),
+        t.handler,
+        t.flags,
+        first,
+        count,
+        args,
+        pass,
+        pc,
+        false,
+    );
+    Step::Next(pc + 1)
+}
+
+/// ENQUEUE of template `t` as a job of `count` cores by stream `s`, in the
+/// order of S18: a count of 0 or above the grid fails, a full queue waits.
+pub(crate) fn enqueue<'p>(k: &mut impl Submitter<'p>, s: usize, t: Template, count: u32) -> Step {
+    if count == 0 || count > k.grid().params.core_count {
+        return Step::Fail(Reason::BadEnqueue);
+    }
+    if k.grid().queue.len() >= QUEUE_CAPACITY {
+        return Step::Wait;
+    }
+    let run = k.running(s);
+    let (args, pc) = (t.patched_args(&run.regs), run.pc);
+    k.grid()
+        .push_job(Some(s), t.handler, t.flags, count, args, pc);
+    Step::Next(pc + 1)
+}
+
 /// S20: the queue's turn over the first QUEUE_WINDOW jobs as it starts.
-pub(crate) fn queue_turn(k: &mut impl Submitter, pass: u64) {
-    let cores = k.params().core_count;
+pub(crate) fn queue_turn<'p>(k: &mut impl Submitter<'p>, pass: u64) {
+    let cores = k.grid().params.core_count;
     let grid = k.grid();
     if grid.queue.is_empty() {
         return;

@@ -11,6 +11,35 @@
 use crate::program::Op;
 use crate::result::Reason;
 
+/// What a running stream holds, in either simulator: its registers (S11:
+/// 0, but r15 = the seed), where it is and how far it went, the latest
+/// result it can read, and the mark of the exclusive SUBMIT it waits at.
+#[derive(Clone, Debug)]
+pub(crate) struct Running {
+    pub(crate) regs: [u32; 16],
+    pub(crate) pc: u32,
+    pub(crate) steps: u64,
+    pub(crate) latest_result: u32,
+    /// For the exclusive SUBMIT the stream waits at: jobs with an id below this
+    /// were queued before it was first tried (S18). Cleared when it goes on.
+    pub(crate) exclusive_mark: Option<u64>,
+}
+
+impl Running {
+    /// At the start, with r15 = `seed` (S11).
+    pub(crate) fn new(seed: u32) -> Running {
+        let mut regs = [0; 16];
+        regs[15] = seed;
+        Running {
+            regs,
+            pc: 0,
+            steps: 0,
+            latest_result: 0,
+            exclusive_mark: None,
+        }
+    }
+}
+
 /// What a micro-op did, in either simulator.
 pub(crate) enum Step {
     /// Completed; go to this pc.

@@ -17,7 +17,7 @@
 
 use crate::check::{self, HEADER_LEN};
 use crate::grid::{self, Grid, Submitter};
-use crate::ops::{self, Step};
+use crate::ops::{self, Running, Step};
 use crate::params::Params;
 use crate::program::{Op, Program, Template};
 use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand, kind};
@@ -38,7 +38,7 @@ pub const FLAG_RESULT: u8 = 1 << 2;
 pub const FROM_COMMAND: u8 = 0xFF;
 
 /// The one stream, as the owner of its commands and jobs.
-const STREAM: Option<usize> = Some(0);
+const STREAM: usize = 0;
 
 /// Whether the stream still runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,15 +60,9 @@ struct Sim<'p> {
     deadline: u64,
 
     life: Life,
-    regs: [u32; 16],
-    pc: u32,
-    steps: u64,
-    latest_result: u32,
-    /// For the exclusive SUBMIT the stream waits at: jobs with an id below this
-    /// were queued before it was first tried (S18). Cleared when it goes on.
-    exclusive_mark: Option<u64>,
+    run: Running,
 
-    grid: Grid,
+    grid: Grid<'p>,
 
     out: SimResult,
 }
@@ -117,12 +111,8 @@ impl<'p> Sim<'p> {
             },
             deadline: 1,
             life: Life::NotStarted,
-            regs: [0; 16],
-            pc: 0,
-            steps: 0,
-            latest_result: 0,
-            exclusive_mark: None,
-            grid: Grid::new(),
+            run: Running::new(0),
+            grid: Grid::new(params),
             out,
         };
         if checked.is_none() {
@@ -142,7 +132,7 @@ impl<'p> Sim<'p> {
             None => self.params.default_deadline_passes,
         };
         // S11: registers start at 0, except r15 = seed.
-        self.regs[15] = program.seed;
+        self.run.regs[15] = program.seed;
         self.ops = program.ops;
         self.templates = program.templates;
     }
@@ -168,7 +158,7 @@ impl<'p> Sim<'p> {
         self.out.error = Some(StreamError { reason, pc });
         // The stream's queued jobs are dropped; its commands in flight stay.
         self.grid.queue.clear();
-        self.exclusive_mark = None;
+        self.run.exclusive_mark = None;
     }
 
     fn busy_count(&self) -> usize {
@@ -188,7 +178,7 @@ impl<'p> Sim<'p> {
                 && busy.ack_pass == Some(pass)
             {
                 if let Some(value) = busy.result {
-                    self.latest_result = value;
+                    self.run.latest_result = value;
                 }
                 self.grid.slots[slot] = None;
             }
@@ -228,7 +218,7 @@ impl<'p> Sim<'p> {
             }
         }
         if self.params.cancel_pass == Some(pass) && self.life == Life::Active {
-            self.fail(Reason::Cancelled, self.pc, pass);
+            self.fail(Reason::Cancelled, self.run.pc, pass);
         }
 
         // 4. Turns: the stream then the queue, the first rotating with the pass.
@@ -261,45 +251,45 @@ impl<'p> Sim<'p> {
             if budget_used >= self.params.turn_budget {
                 return;
             }
-            if self.pc as usize == self.ops.len() {
-                self.fail(Reason::BadJump, self.pc, pass);
+            if self.run.pc as usize == self.ops.len() {
+                self.fail(Reason::BadJump, self.run.pc, pass);
                 return;
             }
-            if self.steps >= self.max_steps {
-                self.fail(Reason::StepLimit, self.pc, pass);
+            if self.run.steps >= self.max_steps {
+                self.fail(Reason::StepLimit, self.run.pc, pass);
                 return;
             }
             match self.execute(pass) {
                 Step::Next(pc) => {
-                    self.pc = pc;
-                    self.steps += 1;
+                    self.run.pc = pc;
+                    self.run.steps += 1;
                     budget_used += 1;
                 }
                 Step::Wait => return,
                 Step::Halted => {
-                    self.steps += 1;
+                    self.run.steps += 1;
                     return;
                 }
                 Step::Fail(reason) => {
-                    self.fail(reason, self.pc, pass);
+                    self.fail(reason, self.run.pc, pass);
                     return;
                 }
             }
         }
     }
 
-    /// One micro-op at `self.pc` (the table of docs/spec.md "Micro-ops", S18).
+    /// One micro-op at `self.run.pc` (the table of docs/spec.md "Micro-ops", S18).
     fn execute(&mut self, pass: u64) -> Step {
-        let pc = self.pc;
+        let pc = self.run.pc;
         let this = self.ops[pc as usize];
         let Op { op, a, imm, .. } = this;
-        match ops::registers(this, pc, &mut self.regs) {
+        match ops::registers(this, pc, &mut self.run.regs) {
             Some(Ok(next)) => return Step::Next(next),
             Some(Err(reason)) => return Step::Fail(reason),
             None => {}
         }
         let next = Step::Next(pc + 1);
-        let r = self.regs;
+        let r = self.run.regs;
         match op {
             20 => {
                 if self.pending() != 0 {
@@ -311,77 +301,34 @@ impl<'p> Sim<'p> {
                 self.out.halt = Some(r[a]);
                 return Step::Halted;
             }
-            32 => return self.submit(imm as usize, pass),
-            33 => return self.enqueue(imm as usize, r[a]),
+            32 | 33 => {
+                let t = self.templates[imm as usize];
+                return match op {
+                    32 => grid::submit(self, STREAM, t, pass),
+                    _ => grid::enqueue(self, STREAM, t, r[a]),
+                };
+            }
             40 => {
                 if self.pending() > u64::from(imm) {
                     return Step::Wait;
                 }
             }
-            41 => self.regs[a] = self.latest_result,
+            41 => self.run.regs[a] = self.run.latest_result,
             48 => self.post(kind::STREAM, r[a], pass),
             49 => {
                 let ticks = pass.wrapping_mul(u64::from(self.params.ticks_per_pass));
-                self.regs[a] = ticks as u32;
+                self.run.regs[a] = ticks as u32;
             }
             // The check admits no other opcode.
             _ => return Step::Fail(Reason::UnknownOpcode),
         }
         next
     }
-
-    /// SUBMIT, in the order of S18.
-    fn submit(&mut self, index: usize, pass: u64) -> Step {
-        let t = self.templates[index];
-        let args = t.patched_args(&self.regs);
-        let (first, count) = t.group(&self.regs);
-        // Outside the grid (no sum is formed): error 11 before any waiting.
-        let cores = self.params.core_count;
-        if count == 0 || first > cores || count > cores - first {
-            return Step::Fail(Reason::BadGroup);
-        }
-        // "first tried": remember which jobs were queued before it.
-        let mark = *self.exclusive_mark.get_or_insert(self.grid.next_job_id);
-        let Some(slot) = self.grid.lowest_free_slot() else {
-            return Step::Wait;
-        };
-        if t.flags & FLAG_EXCLUSIVE != 0 && self.grid.exclusive_blocked(mark, first, count) {
-            return Step::Wait;
-        }
-        self.exclusive_mark = None;
-        self.take_slot(
-            slot, STREAM, t.handler, t.flags, first, count, args, pass, self.pc, false,
-        );
-        Step::Next(self.pc + 1)
-    }
-
-    /// ENQUEUE, in the order of S18.
-    fn enqueue(&mut self, index: usize, count: u32) -> Step {
-        if count == 0 || count > self.params.core_count {
-            return Step::Fail(Reason::BadEnqueue);
-        }
-        if self.grid.queue.len() >= QUEUE_CAPACITY {
-            return Step::Wait;
-        }
-        let t = self.templates[index];
-        let args = t.patched_args(&self.regs);
-        self.grid
-            .push_job(STREAM, t.handler, t.flags, count, args, self.pc);
-        Step::Next(self.pc + 1)
-    }
 }
 
-impl Submitter for Sim<'_> {
-    fn grid(&mut self) -> &mut Grid {
+impl<'p> Submitter<'p> for Sim<'p> {
+    fn grid(&mut self) -> &mut Grid<'p> {
         &mut self.grid
-    }
-
-    fn params(&self) -> &Params {
-        self.params
-    }
-
-    fn recorded(&self) -> usize {
-        self.out.commands.len()
     }
 
     fn deadline(&self, _: Option<usize>) -> u64 {
@@ -390,5 +337,9 @@ impl Submitter for Sim<'_> {
 
     fn record(&mut self, command: SubmittedCommand, _: Option<usize>) {
         self.out.commands.push(command);
+    }
+
+    fn running(&mut self, _: usize) -> &mut Running {
+        &mut self.run
     }
 }

@@ -18,6 +18,7 @@
 use super::Scenario;
 use super::answer::{HostOutcome, ScenarioCommand, ScenarioResult, StreamOutcome};
 use crate::grid::Grid;
+use crate::ops::Running;
 use crate::params::Params;
 use crate::program::Program;
 use crate::result::{Event, Reason, Status, StreamError, kind};
@@ -44,13 +45,7 @@ struct Stream {
     start_pass: u64,
     program: Program,
     life: Life,
-    regs: [u32; 16],
-    pc: u32,
-    steps: u64,
-    latest_result: u32,
-    /// For the exclusive SUBMIT the stream waits at: jobs with an id below this
-    /// were queued before it was first tried (S18). Cleared when it goes on.
-    exclusive_mark: Option<u64>,
+    run: Running,
     error: Option<StreamError>,
     halt: Option<u32>,
 }
@@ -75,7 +70,7 @@ struct Kernel<'s> {
     scenario: &'s Scenario,
     params: &'s Params,
     streams: Vec<Stream>,
-    grid: Grid,
+    grid: Grid<'s>,
     /// The kernel's default deadline in passes (S31).
     default_deadline: u64,
     /// The first host command not yet taken or rejected (S26: the ones
@@ -96,7 +91,7 @@ pub fn simulate_scenario(scenario: &Scenario) -> ScenarioResult {
         scenario,
         params,
         streams: Vec::new(),
-        grid: Grid::new(),
+        grid: Grid::new(params),
         default_deadline: params.default_deadline_passes,
         next_host: 0,
         host_mark: None,
@@ -169,7 +164,7 @@ impl Kernel<'_> {
                 && busy.ack_pass == Some(pass)
             {
                 if let (Some(value), Some(s)) = (busy.result, busy.owner()) {
-                    self.streams[s].latest_result = value;
+                    self.streams[s].run.latest_result = value;
                 }
                 self.grid.slots[slot] = None;
             }
@@ -200,7 +195,7 @@ impl Kernel<'_> {
         // Every other active stream ends at its current pc, in start order.
         for s in 0..self.streams.len() {
             if self.streams[s].life == Life::Active {
-                let pc = self.streams[s].pc;
+                let pc = self.streams[s].run.pc;
                 self.fail(s, Reason::Deadline, pc, pass);
             }
         }
@@ -236,7 +231,7 @@ impl Kernel<'_> {
         let stream = &mut self.streams[s];
         stream.life = Life::Failed;
         stream.error = Some(StreamError { reason, pc });
-        stream.exclusive_mark = None;
+        stream.run.exclusive_mark = None;
         self.grid.queue.retain(|j| !j.owned_by(s));
     }
 }

@@ -3,10 +3,11 @@
 //! for a rejected one), CANCEL (S34), DEADLINE (S31) and the host's own
 //! submit and enqueue (S32); each gives an [`Answer`].
 
-use super::slots::outside_grid;
 use super::{Answer, Kernel, LARGEST_UPLOAD, Life, MAX_STREAMS, Stream};
 use crate::check::{self, HEADER_LEN};
 use crate::grid::Submitter;
+use crate::grid::outside_grid;
+use crate::ops::Running;
 use crate::program::Program;
 use crate::result::{Reason, StreamError, kind};
 use crate::scenario::HostCommand;
@@ -108,20 +109,14 @@ impl Kernel<'_> {
             return Answer::Rejected(e.reason);
         }
         let program = Program::decode(&data);
-        let mut regs = [0; 16];
-        // S11: registers start at 0, except r15 = seed.
-        regs[15] = program.seed;
+        let run = Running::new(program.seed);
         self.streams.push(Stream {
             offset,
             length,
             start_pass: pass,
             program,
             life: Life::Active,
-            regs,
-            pc: 0,
-            steps: 0,
-            latest_result: 0,
-            exclusive_mark: None,
+            run,
             error: None,
             halt: None,
         });
@@ -136,7 +131,7 @@ impl Kernel<'_> {
             .find(|&s| self.streams[s].program.req == req);
         match found {
             Some(s) => {
-                let pc = self.streams[s].pc;
+                let pc = self.streams[s].run.pc;
                 self.fail(s, Reason::Cancelled, pc, pass);
                 Answer::Taken(None)
             }

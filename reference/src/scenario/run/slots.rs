@@ -3,21 +3,13 @@
 
 use super::Kernel;
 use crate::grid::{Grid, Submitter};
-use crate::params::Params;
+use crate::ops::Running;
 use crate::result::SubmittedCommand;
 use crate::scenario::answer::ScenarioCommand;
 
-impl Submitter for Kernel<'_> {
-    fn grid(&mut self) -> &mut Grid {
+impl<'p> Submitter<'p> for Kernel<'p> {
+    fn grid(&mut self) -> &mut Grid<'p> {
         &mut self.grid
-    }
-
-    fn params(&self) -> &Params {
-        self.params
-    }
-
-    fn recorded(&self) -> usize {
-        self.commands.len()
     }
 
     /// S31: deadline_passes; else the stream header's when not 0; else the
@@ -37,10 +29,8 @@ impl Submitter for Kernel<'_> {
             stream: owner,
         });
     }
-}
 
-/// A group is outside the grid when `count == 0 || first > core_count ||
-/// count > core_count - first` (no sum is formed).
-pub(super) fn outside_grid(first: u32, count: u32, core_count: u32) -> bool {
-    count == 0 || first > core_count || count > core_count - first
+    fn running(&mut self, s: usize) -> &mut Running {
+        &mut self.streams[s].run
+    }
 }

@@ -4,13 +4,11 @@
 //! up its budget; SUBMIT and ENQUEUE hand their commands to the slots and
 //! the queue ([`super::slots`]).
 
-use super::slots::outside_grid;
 use super::{Kernel, Life};
-use crate::grid::Submitter;
+use crate::grid;
 use crate::ops;
 use crate::ops::Step;
 use crate::result::{Reason, kind};
-use crate::sim::{FLAG_EXCLUSIVE, QUEUE_CAPACITY};
 
 impl Kernel<'_> {
     /// S29: the turns of the streams active now, in start order, then the
@@ -31,12 +29,7 @@ impl Kernel<'_> {
 
     /// S18, S30: the stream's own commands in flight plus its own jobs queued.
     fn pending(&self, s: usize) -> u64 {
-        let busy = self
-            .grid
-            .slots
-            .iter()
-            .flatten()
-            .filter(|b| b.owned_by(s));
+        let busy = self.grid.slots.iter().flatten().filter(|b| b.owned_by(s));
         let queued = self.grid.queue.iter().filter(|j| j.owned_by(s));
         (busy.count() + queued.count()) as u64
     }
@@ -50,25 +43,25 @@ impl Kernel<'_> {
                 return;
             }
             let stream = &self.streams[s];
-            let pc = stream.pc;
+            let pc = stream.run.pc;
             if pc as usize == stream.program.ops.len() {
                 self.fail(s, Reason::BadJump, pc, pass);
                 return;
             }
-            if stream.steps >= stream.program.max_steps {
+            if stream.run.steps >= stream.program.max_steps {
                 self.fail(s, Reason::StepLimit, pc, pass);
                 return;
             }
             match self.execute(s, pass) {
                 Step::Next(next) => {
                     let stream = &mut self.streams[s];
-                    stream.pc = next;
-                    stream.steps += 1;
+                    stream.run.pc = next;
+                    stream.run.steps += 1;
                     budget_used += 1;
                 }
                 Step::Wait => return,
                 Step::Halted => {
-                    self.streams[s].steps += 1;
+                    self.streams[s].run.steps += 1;
                     return;
                 }
                 Step::Fail(reason) => {
@@ -82,16 +75,16 @@ impl Kernel<'_> {
     /// One micro-op of stream `s` at its pc (docs/spec.md "Micro-ops", S18).
     fn execute(&mut self, s: usize, pass: u64) -> Step {
         let stream = &mut self.streams[s];
-        let pc = stream.pc;
+        let pc = stream.run.pc;
         let op = stream.program.ops[pc as usize];
-        match ops::registers(op, pc, &mut stream.regs) {
+        match ops::registers(op, pc, &mut stream.run.regs) {
             Some(Ok(next)) => return Step::Next(next),
             Some(Err(reason)) => return Step::Fail(reason),
             None => {}
         }
         let stream = &self.streams[s];
         let (a, imm) = (op.a, op.imm);
-        let r = stream.regs;
+        let r = stream.run.regs;
         let value = match op.op {
             20 => {
                 if self.pending(s) != 0 {
@@ -104,8 +97,13 @@ impl Kernel<'_> {
                 stream.halt = Some(r[a]);
                 return Step::Halted;
             }
-            32 => return self.submit(s, imm as usize, pass),
-            33 => return self.enqueue(s, imm as usize, r[a]),
+            32 | 33 => {
+                let t = stream.program.templates[imm as usize];
+                return match op.op {
+                    32 => grid::submit(self, s, t, pass),
+                    _ => grid::enqueue(self, s, t, r[a]),
+                };
+            }
             40 => {
                 if self.pending(s) > u64::from(imm) {
                     return Step::Wait;
@@ -113,7 +111,7 @@ impl Kernel<'_> {
                 return Step::Next(pc + 1);
             }
             // S30: the stream's own latest result.
-            41 => stream.latest_result,
+            41 => stream.run.latest_result,
             48 => {
                 let req = stream.program.req;
                 self.post(kind::STREAM, req, r[a], pass);
@@ -123,60 +121,7 @@ impl Kernel<'_> {
             // The check admits no other opcode.
             _ => return Step::Fail(Reason::UnknownOpcode),
         };
-        self.streams[s].regs[a] = value;
-        Step::Next(pc + 1)
-    }
-
-    /// SUBMIT of stream `s`, in the order of S18.
-    fn submit(&mut self, s: usize, index: usize, pass: u64) -> Step {
-        let stream = &self.streams[s];
-        let t = stream.program.templates[index];
-        let pc = stream.pc;
-        let args = t.patched_args(&stream.regs);
-        let (first, count) = t.group(&stream.regs);
-        // Outside the grid: error 11 before any waiting.
-        if outside_grid(first, count, self.params.core_count) {
-            return Step::Fail(Reason::BadGroup);
-        }
-        // "first tried": remember which jobs were queued before it.
-        let mark = *self.streams[s]
-            .exclusive_mark
-            .get_or_insert(self.grid.next_job_id);
-        let Some(slot) = self.grid.lowest_free_slot() else {
-            return Step::Wait;
-        };
-        if t.flags & FLAG_EXCLUSIVE != 0 && self.grid.exclusive_blocked(mark, first, count) {
-            return Step::Wait;
-        }
-        self.streams[s].exclusive_mark = None;
-        self.take_slot(
-            slot,
-            Some(s),
-            t.handler,
-            t.flags,
-            first,
-            count,
-            args,
-            pass,
-            pc,
-            false,
-        );
-        Step::Next(pc + 1)
-    }
-
-    /// ENQUEUE of stream `s`, in the order of S18.
-    fn enqueue(&mut self, s: usize, index: usize, count: u32) -> Step {
-        if count == 0 || count > self.params.core_count {
-            return Step::Fail(Reason::BadEnqueue);
-        }
-        if self.grid.queue.len() >= QUEUE_CAPACITY {
-            return Step::Wait;
-        }
-        let stream = &self.streams[s];
-        let t = stream.program.templates[index];
-        let (args, pc) = (t.patched_args(&stream.regs), stream.pc);
-        self.grid
-            .push_job(Some(s), t.handler, t.flags, count, args, pc);
+        self.streams[s].run.regs[a] = value;
         Step::Next(pc + 1)
     }
 }
