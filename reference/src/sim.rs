@@ -301,13 +301,8 @@ impl<'p> Sim<'p> {
                 self.out.halt = Some(r[a]);
                 return Step::Halted;
             }
-            32 | 33 => {
-                let t = self.templates[imm as usize];
-                return match op {
-                    32 => grid::submit(self, STREAM, t, pass),
-                    _ => grid::enqueue(self, STREAM, t, r[a]),
-                };
-            }
+            32 => return grid::submit(self, STREAM, self.templates[imm as usize], pass),
+            33 => return grid::enqueue(self, STREAM, self.templates[imm as usize], r[a]),
             40 => {
                 if self.pending() > u64::from(imm) {
                     return Step::Wait;
