@@ -1,8 +1,8 @@
 //! What the answer's classes write alike (`SimResult`, `ScenarioResult` and
 //! the values they hold): the declaration of a frozen value class, a getter
 //! of a field of the engine's record as it is, a Python list made the first
-//! time it is read, the ten fields of a command, and the methods of a whole
-//! answer.
+//! time it is read, the ten fields of a command, and a whole answer's
+//! class.
 //!
 //! pyo3 sees no method a macro writes inside a `#[pymethods]` block, so
 //! every method here is written in a `#[pymethods]` block of its own (the
@@ -133,16 +133,36 @@ macro_rules! command_getters {
 }
 pub(crate) use command_getters;
 
-/// The methods of a whole answer `$ty` (`SimResult`, `ScenarioResult`):
-/// `params` (the parameters' dict, with `$params` writing their JSON, see
-/// [`params_dict`](crate::results::params_dict)), `to_json` (`$json`) and
-/// `==` (by `self.answer()`), each with the class's docs.
-macro_rules! answer_methods {
+/// A whole answer class `$ty` (`$name` in Python: `SimResult`,
+/// `ScenarioResult`) holding the engine's `$record`: the record, the run's
+/// Python callables, a list made the first time it is read for each of
+/// `lists`; `new`; `params` (the parameters' dict, with `$params` writing
+/// their JSON, see [`params_dict`](crate::results::params_dict)), `to_json`
+/// (`$json`) and `==`, which compares the `compared` fields: the answer
+/// without its parameters.
+macro_rules! answer_class {
     (
-        impl $ty:ty;
+        $(#[$doc:meta])* $name:literal, $ty:ident($record:ty);
+        lists [$($list:ident),*];
+        compared [$($field:ident),*];
         $(#[$params_doc:meta])* params $params:path;
         $(#[$json_doc:meta])* to_json $json:path;
     ) => {
+        $(#[$doc])*
+        #[pyclass(name = $name, module = "kmst", frozen)]
+        pub struct $ty {
+            pub inner: $record,
+            /// The Python callables of `delay` and `result`, when the run used them.
+            pub callables: $crate::simulate::Callables,
+            $($list: std::sync::OnceLock<Py<pyo3::types::PyList>>,)*
+        }
+
+        impl $ty {
+            pub fn new(inner: $record, callables: $crate::simulate::Callables) -> Self {
+                $ty { inner, callables, $($list: std::sync::OnceLock::new(),)* }
+            }
+        }
+
         #[pymethods]
         impl $ty {
             $(#[$params_doc])*
@@ -157,9 +177,10 @@ macro_rules! answer_methods {
             }
 
             fn __eq__(&self, other: PyRef<'_, Self>) -> bool {
-                self.answer() == other.answer()
+                let (a, b) = (&self.inner, &other.inner);
+                true $(&& a.$field == b.$field)*
             }
         }
     };
 }
-pub(crate) use answer_methods;
+pub(crate) use answer_class;

@@ -6,13 +6,11 @@
 //! time they are asked for, so a run that only looks at `status` or calls
 //! `to_json()` pays for no Python objects.
 
-use std::sync::OnceLock;
-
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::classes::{answer_methods, command_getters, field_getters, list_getters, value_class};
+use crate::classes::{answer_class, command_getters, field_getters, list_getters, value_class};
 use crate::engine::{
     self, Delay, Event, Params, ParamsError, Reason, ResultModel, SimResult, StreamError,
     SubmittedCommand,
@@ -238,44 +236,11 @@ pub fn error_object(py: Python<'_>, e: Option<StreamError>) -> PyResult<Py<PyAny
     }
 }
 
-/// The answer of `simulate`: `SimResult(commands, events, status, passes, error, halt, stopped)`.
-#[pyclass(name = "SimResult", module = "kmst", frozen)]
-pub struct PySimResult {
-    pub inner: SimResult,
-    /// The Python callables of `delay` and `result`, when the run used them.
-    pub callables: Callables,
-    commands: OnceLock<Py<PyList>>,
-    events: OnceLock<Py<PyList>>,
-}
-
-impl PySimResult {
-    pub fn new(inner: SimResult, callables: Callables) -> Self {
-        PySimResult {
-            inner,
-            callables,
-            commands: OnceLock::new(),
-            events: OnceLock::new(),
-        }
-    }
-
-    /// The answer without its parameters: what two runs are compared by.
-    fn answer(&self) -> impl PartialEq + '_ {
-        let r = &self.inner;
-        (
-            &r.check,
-            &r.commands,
-            &r.events,
-            r.status,
-            r.passes,
-            &r.error,
-            r.halt,
-            r.stopped,
-        )
-    }
-}
-
-answer_methods! {
-    impl PySimResult;
+answer_class! {
+    /// The answer of `simulate`: `SimResult(commands, events, status, passes, error, halt, stopped)`.
+    "SimResult", PySimResult(SimResult);
+    lists [commands, events];
+    compared [check, commands, events, status, passes, error, halt, stopped];
     /// The parameters of the run as a dict with the keys of S24 (a callable
     /// `delay` or `result` appears as itself).
     params Params::to_json_value;

@@ -9,13 +9,12 @@
 //! Python keyword: the attribute is `pass_`.
 
 use std::hash::{Hash, Hasher};
-use std::sync::OnceLock;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::classes::{answer_methods, command_getters, field_getters, list_getters, value_class};
+use crate::classes::{answer_class, command_getters, field_getters, list_getters, value_class};
 use crate::engine::{
     self, HostOutcome, Outcome, Reason, ScenarioCommand, ScenarioResult, Status, StreamOutcome,
     scenario_params_json,
@@ -23,7 +22,6 @@ use crate::engine::{
 use crate::results::{
     PyCommand, PyEvent, command_repr, count, error_object, error_repr, none_or, py_bool,
 };
-use crate::simulate::Callables;
 
 fn status_of(name: &str) -> PyResult<Status> {
     match name {
@@ -249,45 +247,11 @@ command_getters! {
     ];
 }
 
-/// The answer of `simulate_scenario` (S36).
-#[pyclass(name = "ScenarioResult", module = "kmst", frozen)]
-pub struct PyScenarioResult {
-    inner: ScenarioResult,
-    callables: Callables,
-    streams: OnceLock<Py<PyList>>,
-    host: OnceLock<Py<PyList>>,
-    commands: OnceLock<Py<PyList>>,
-    events: OnceLock<Py<PyList>>,
-}
-
-impl PyScenarioResult {
-    pub fn new(inner: ScenarioResult, callables: Callables) -> Self {
-        PyScenarioResult {
-            inner,
-            callables,
-            streams: OnceLock::new(),
-            host: OnceLock::new(),
-            commands: OnceLock::new(),
-            events: OnceLock::new(),
-        }
-    }
-
-    /// The answer without its parameters: what two runs are compared by.
-    fn answer(&self) -> impl PartialEq + '_ {
-        let r = &self.inner;
-        (
-            &r.streams,
-            &r.host,
-            &r.commands,
-            &r.events,
-            r.stopped,
-            r.passes,
-        )
-    }
-}
-
-answer_methods! {
-    impl PyScenarioResult;
+answer_class! {
+    /// The answer of `simulate_scenario` (S36).
+    "ScenarioResult", PyScenarioResult(ScenarioResult);
+    lists [streams, host, commands, events];
+    compared [streams, host, commands, events, stopped, passes];
     /// The parameters as a dict with S36's keys (a callable appears as itself).
     params scenario_params_json;
     /// The S36 answer JSON, as the engine writes it. A run with a callable
