@@ -118,7 +118,7 @@ fn refuse_over_limit(input: &Path, upload: &[u8]) -> Result<(), CliError> {
                 message: format!(
                     "{} {what}: an upload holds at most 65,535 (docs/spec.md); \
                      --allow-rejected writes it for the check to reject",
-                    crate::progress::group(n.into())
+                    kmst_harness::text::grouped(n.into())
                 ),
             });
         }

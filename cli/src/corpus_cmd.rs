@@ -231,7 +231,7 @@ fn say_written(
     };
     eprintln!(
         "wrote {written} of {} in {}{}",
-        crate::progress::count(names.len() as u64, one, many),
+        kmst_harness::text::counted(names.len() as u64, one, many),
         dir.display(),
         if contradicted > 0 {
             format!(
@@ -284,7 +284,7 @@ fn check(dir: &Path, names: Vec<String>, jobs: JobsArgs) -> Result<ExitCode, Cli
         "checked {}: each `.bin` against its source assembled, and each saved answer \
          against its source's `;@ params` and `;@ expect` and against the answer (the \
          check's verdict and the run) of {}: {}",
-        crate::progress::count(names.len() as u64, "stream", "streams"),
+        kmst_harness::text::counted(names.len() as u64, "stream", "streams"),
         with.join(", "),
         verdict(failing, names.len())
     );
@@ -391,7 +391,7 @@ fn check_scenarios(dir: &Path, names: Vec<String>, jobs: JobsArgs) -> Result<Exi
     eprintln!(
         "checked {}: the `.bin` of each `.kms` upload against its source assembled, and \
          each saved answer against its `expect` and against the answer of {}: {}",
-        crate::progress::count(names.len() as u64, "scenario", "scenarios"),
+        kmst_harness::text::counted(names.len() as u64, "scenario", "scenarios"),
         corpus::scenario::scenario_implementations(&impls).join(", "),
         verdict(failing, names.len())
     );

@@ -181,7 +181,7 @@ pub fn render_svg(report: &Report, baseline: Implementation) -> Result<String, S
             let mut title = if *key == 0 {
                 "speed-ups below 10x".to_owned()
             } else {
-                let power = |k: i32| crate::progress::group(10u64.saturating_pow(k as u32));
+                let power = |k: i32| kmst_harness::text::grouped(10u64.saturating_pow(k as u32));
                 format!("speed-ups from {}x to {}x", power(*key), power(key + 1))
             };
             if *continued {

@@ -106,8 +106,8 @@ fn with_trace<R>(
             "kmst: note: the trace was cut at --trace-limit ({}) in pass {} of the {} \
              simulated; {} holds the run up to there (raise --trace-limit for more)",
             size_text(limit),
-            crate::progress::group(pass),
-            crate::progress::group(simulated),
+            kmst_harness::text::grouped(pass),
+            kmst_harness::text::grouped(simulated),
             path.display()
         );
     }
@@ -396,8 +396,8 @@ fn size_text(n: u64) -> String {
         .into_iter()
         .find(|&(shift, _)| n >= 1 << shift && n.is_multiple_of(1 << shift))
     {
-        Some((shift, unit)) => format!("{} {unit}", crate::progress::group(n >> shift)),
-        None => format!("{} bytes", crate::progress::group(n)),
+        Some((shift, unit)) => format!("{} {unit}", kmst_harness::text::grouped(n >> shift)),
+        None => format!("{} bytes", kmst_harness::text::grouped(n)),
     }
 }
 

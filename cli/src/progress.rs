@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use kmst::exec::Observer;
-pub use kmst_harness::text::{counted as count, grouped as group};
+use kmst_harness::text::{counted, grouped};
 
 /// True when the progress line shows: standard error is a terminal.
 pub fn shown() -> bool {
@@ -123,13 +123,13 @@ pub fn while_running<R>(
 pub fn passes_text(p: u64, max_passes: u64, secs: f64) -> String {
     let mut s = format!(
         ", pass {} of at most {} ({:.1}%)",
-        group(p),
-        group(max_passes),
+        grouped(p),
+        grouped(max_passes),
         p as f64 * 100.0 / max_passes.max(1) as f64
     );
     if p > 0 && secs > 0.0 {
         let rate = p as f64 / secs;
-        s.push_str(&format!(", {} passes/s", group(rate as u64)));
+        s.push_str(&format!(", {} passes/s", grouped(rate as u64)));
         let left = max_passes.saturating_sub(p) as f64 / rate;
         s.push_str(&format!(", at most {} left", duration(left)));
     }
@@ -146,8 +146,8 @@ pub fn duration(secs: f64) -> String {
         0..60 => format!("{s} s"),
         60..3_600 => format!("{} min {} s", s / 60, s % 60),
         3_600..DAY => format!("{} h {} min", s / 3_600, s % 3_600 / 60),
-        DAY..YEAR => count(s / DAY, "day", "days"),
-        _ => count(s / YEAR, "year", "years"),
+        DAY..YEAR => counted(s / DAY, "day", "days"),
+        _ => counted(s / YEAR, "year", "years"),
     }
 }
 
@@ -175,13 +175,5 @@ mod tests {
         );
         // None yet: no rate.
         assert_eq!(passes_text(0, 10, 1.0), ", pass 0 of at most 10 (0.0%)");
-    }
-
-    #[test]
-    fn counts() {
-        use super::count;
-        assert_eq!(count(1, "pass", "passes"), "1 pass");
-        assert_eq!(count(0, "pass", "passes"), "0 passes");
-        assert_eq!(count(2_355, "stream", "streams"), "2,355 streams");
     }
 }

@@ -108,7 +108,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
                 out,
                 "{target}: {} ({}): every implementation agrees; {agreement}",
                 args.artifact.display(),
-                crate::progress::count(data.len() as u64, "byte", "bytes")
+                kmst_harness::text::counted(data.len() as u64, "byte", "bytes")
             );
             ExitCode::SUCCESS
         }

@@ -13,7 +13,9 @@ use kmst_harness::answers::{DifferentialOracle, Implementation};
 use kmst_reference::{Delay, Params, ResultModel, SimResult, Status, result::kind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::progress::{self, PassCounter, group};
+use kmst_harness::text::{counted, grouped};
+
+use crate::progress::{self, PassCounter};
 
 use crate::common::{CliError, print_out, read_file};
 
@@ -310,23 +312,23 @@ fn summary(r: &SimResult, upload: &[u8], simulated: Option<u64>) -> String {
     // many ran too.
     let s16 = format!(
         "passes:   {} (S16: the last event's pass + 1",
-        group(r.passes)
+        grouped(r.passes)
     );
     let _ = match (simulated, r.events.is_empty()) {
         (Some(n), true) => writeln!(
             s,
             "{s16}; no event happened in the {} simulated)",
-            progress::count(n, "pass", "passes")
+            counted(n, "pass", "passes")
         ),
         (None, true) => writeln!(
             s,
             "{s16}; no event happened; --count-passes counts the passes simulated)"
         ),
-        (Some(n), false) => writeln!(s, "{s16}; {} simulated)", group(n)),
+        (Some(n), false) => writeln!(s, "{s16}; {} simulated)", grouped(n)),
         (None, false) => writeln!(s, "{s16})"),
     };
-    let _ = writeln!(s, "commands: {}", group(r.commands.len() as u64));
-    let _ = writeln!(s, "events:   {}", group(r.events.len() as u64));
+    let _ = writeln!(s, "commands: {}", grouped(r.commands.len() as u64));
+    let _ = writeln!(s, "events:   {}", grouped(r.events.len() as u64));
     if let Some(e) = r.check {
         let _ = writeln!(s, "check:    reason {} at pc {}", e.reason, e.pc);
     }
@@ -354,7 +356,7 @@ fn summary(r: &SimResult, upload: &[u8], simulated: Option<u64>) -> String {
         );
     }
     if r.events.len() > 10 {
-        let more = progress::count(r.events.len() as u64 - 10, "more event", "more events");
+        let more = counted(r.events.len() as u64 - 10, "more event", "more events");
         let _ = writeln!(s, "  ... {more}");
     }
     s

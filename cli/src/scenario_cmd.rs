@@ -14,7 +14,7 @@ use kmst_harness::answers::Implementation;
 use kmst_reference::{HostCommand, Outcome, Scenario, ScenarioResult, Status};
 
 use crate::common::{CliError, JobsArgs, print_out};
-use crate::progress::group;
+use kmst_harness::text::grouped;
 
 const AFTER_HELP: &str = "\
 The scenario file (docs/scenario.md, S36):
@@ -253,14 +253,14 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
                 i.to_string(),
                 st.req.to_string(),
                 format!("{}..{end}", st.offset),
-                group(st.pass),
+                grouped(st.pass),
                 status.to_string(),
                 error,
                 st.halt.map_or_else(dash, |h| h.to_string()),
             ]
         })
         .collect();
-    let _ = writeln!(s, "streams: {}", group(r.streams.len() as u64));
+    let _ = writeln!(s, "streams: {}", grouped(r.streams.len() as u64));
     if !streams.is_empty() {
         let header = ["#", "req", "range", "pass", "status", "error", "halt"];
         s.push_str(&table(&header, &streams));
@@ -271,7 +271,7 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
         .zip(&r.host)
         .enumerate()
         .map(|(i, (entry, h))| {
-            let pass = h.pass.map_or_else(dash, group);
+            let pass = h.pass.map_or_else(dash, grouped);
             let outcome = match h.outcome {
                 Outcome::Taken => match h.stream {
                     Some(k) => format!("taken: stream {k}"),
@@ -283,29 +283,29 @@ fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> Strin
             };
             vec![
                 i.to_string(),
-                group(entry.pass),
+                grouped(entry.pass),
                 command_text(&entry.command),
                 pass,
                 outcome,
             ]
         })
         .collect();
-    let _ = writeln!(s, "host commands: {}", group(r.host.len() as u64));
+    let _ = writeln!(s, "host commands: {}", grouped(r.host.len() as u64));
     if !host.is_empty() {
         let header = ["#", "sent", "command", "pass", "outcome"];
         s.push_str(&table(&header, &host));
     }
-    let _ = writeln!(s, "commands: {}", group(r.commands.len() as u64));
-    let _ = writeln!(s, "events:   {}", group(r.events.len() as u64));
+    let _ = writeln!(s, "commands: {}", grouped(r.commands.len() as u64));
+    let _ = writeln!(s, "events:   {}", grouped(r.events.len() as u64));
     let _ = writeln!(s, "stopped:  {}", r.stopped);
-    let _ = writeln!(s, "passes:   {}", group(r.passes));
+    let _ = writeln!(s, "passes:   {}", grouped(r.passes));
     // Only the fast kernel reports the passes it ran; shown when it did.
     if passes.simulated > 0 {
         let _ = writeln!(
             s,
             "simulated: {} ({} skipped as idle)",
-            crate::progress::count(passes.simulated, "pass", "passes"),
-            group(passes.skipped)
+            kmst_harness::text::counted(passes.simulated, "pass", "passes"),
+            grouped(passes.skipped)
         );
     }
     s

@@ -22,10 +22,8 @@ use crate::sim::{
 pub(crate) struct Busy {
     /// Index into the answer's commands.
     pub(crate) command: usize,
-    /// The stream that made it; `None` for the host (S32). A byte (there
-    /// are at most four streams) keeps the slots as small as before the
-    /// field was added: [`Busy::owner`] reads it.
-    owner: Option<u8>,
+    /// The stream that made it (S32).
+    pub(crate) owner: Owner,
     pub(crate) first: u64,
     pub(crate) count: u64,
     /// The pass whose sweep acknowledges it (S12); `None` for never.
@@ -41,9 +39,8 @@ pub(crate) struct Busy {
 pub(crate) struct Job {
     /// Order of enqueue over every source, from 0 (S18, S30: "queued before").
     pub(crate) id: u64,
-    /// The stream that queued it; `None` for the host. A byte keeps a job
-    /// at 64 bytes, which the queue's removals move: [`Job::owner`].
-    owner: Option<u8>,
+    /// The stream that queued it.
+    pub(crate) owner: Owner,
     pub(crate) handler: u8,
     pub(crate) flags: u8,
     pub(crate) count: u32,
@@ -52,32 +49,25 @@ pub(crate) struct Job {
     pub(crate) overtaken: u32,
 }
 
-/// A stream's index as a slot or a job keeps it.
-fn owner_byte(owner: Option<usize>) -> Option<u8> {
-    owner.map(|s| s as u8)
-}
+/// The source of a slot's command or of a job: a stream's index, or `None`
+/// for the host. Kept in a byte (there are at most four streams), so that a
+/// job stays 64 bytes, which the queue's removals move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Owner(Option<u8>);
 
-impl Busy {
-    /// Whether stream `s` owns it.
-    pub(crate) fn owned_by(&self, s: usize) -> bool {
-        self.owner == owner_byte(Some(s))
+impl Owner {
+    pub(crate) fn of(stream: Option<usize>) -> Owner {
+        Owner(stream.map(|s| s as u8))
     }
 
-    /// The stream that made it; `None` for the host.
-    pub(crate) fn owner(&self) -> Option<usize> {
-        self.owner.map(usize::from)
-    }
-}
-
-impl Job {
-    /// Whether stream `s` owns it.
-    pub(crate) fn owned_by(&self, s: usize) -> bool {
-        self.owner == owner_byte(Some(s))
+    /// The stream's index; `None` for the host.
+    pub(crate) fn stream(self) -> Option<usize> {
+        self.0.map(usize::from)
     }
 
-    /// The stream that queued it; `None` for the host.
-    pub(crate) fn owner(&self) -> Option<usize> {
-        self.owner.map(usize::from)
+    /// Whether it is stream `s`.
+    pub(crate) fn is(self, s: usize) -> bool {
+        self == Owner::of(Some(s))
     }
 }
 
@@ -88,8 +78,6 @@ pub(crate) struct Grid<'p> {
     pub(crate) slots: [Option<Busy>; SLOTS],
     pub(crate) queue: VecDeque<Job>,
     pub(crate) next_job_id: u64,
-    /// Commands that took a slot so far: the next one's sequence (S19).
-    pub(crate) taken: usize,
 }
 
 impl<'p> Grid<'p> {
@@ -99,7 +87,6 @@ impl<'p> Grid<'p> {
             slots: [None; SLOTS],
             queue: VecDeque::new(),
             next_job_id: 0,
-            taken: 0,
         }
     }
 
@@ -134,7 +121,7 @@ impl<'p> Grid<'p> {
     ) {
         self.queue.push_back(Job {
             id: self.next_job_id,
-            owner: owner_byte(owner),
+            owner: Owner::of(owner),
             handler,
             flags,
             count,
@@ -167,6 +154,8 @@ impl<'p> Grid<'p> {
 /// whole kernel, each with its answer's commands and its deadline rule.
 pub(crate) trait Submitter<'p> {
     fn grid(&mut self) -> &mut Grid<'p>;
+    /// The commands recorded so far: the next one's sequence (S19).
+    fn recorded(&self) -> usize;
     /// The deadline in passes of a command `owner` makes now (S13, S31).
     fn deadline(&self, owner: Option<usize>) -> u64;
     /// Appends the command to the answer.
@@ -190,7 +179,7 @@ pub(crate) trait Submitter<'p> {
         pc: u32,
         queued: bool,
     ) {
-        let command = self.grid().taken;
+        let command = self.recorded();
         let record = SubmittedCommand {
             sequence: command as u64,
             slot: slot as u8,
@@ -210,11 +199,9 @@ pub(crate) trait Submitter<'p> {
             .and_then(|d| pass.checked_add(1)?.checked_add(d));
         let result = (flags & FLAG_RESULT != 0).then(|| params.result_of(&record));
         let late_pass = pass.saturating_add(self.deadline(owner));
-        let grid = self.grid();
-        grid.taken += 1;
-        grid.slots[slot] = Some(Busy {
+        self.grid().slots[slot] = Some(Busy {
             command,
-            owner: owner_byte(owner),
+            owner: Owner::of(owner),
             first: u64::from(first),
             count: u64::from(count),
             ack_pass,
@@ -329,7 +316,7 @@ pub(crate) fn queue_turn<'p>(k: &mut impl Submitter<'p>, pass: u64) {
                 grid.queue.remove(at);
                 k.take_slot(
                     slot,
-                    job.owner(),
+                    job.owner.stream(),
                     job.handler,
                     job.flags,
                     first,

@@ -131,8 +131,7 @@ impl<'p> Sim<'p> {
             None if program.deadline_microseconds != 0 => u64::from(program.deadline_microseconds),
             None => self.params.default_deadline_passes,
         };
-        // S11: registers start at 0, except r15 = seed.
-        self.run.regs[15] = program.seed;
+        self.run = Running::new(program.seed);
         self.ops = program.ops;
         self.templates = program.templates;
     }
@@ -324,6 +323,10 @@ impl<'p> Sim<'p> {
 impl<'p> Submitter<'p> for Sim<'p> {
     fn grid(&mut self) -> &mut Grid<'p> {
         &mut self.grid
+    }
+
+    fn recorded(&self) -> usize {
+        self.out.commands.len()
     }
 
     fn deadline(&self, _: Option<usize>) -> u64 {

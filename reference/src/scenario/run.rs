@@ -163,7 +163,7 @@ impl Kernel<'_> {
             if let Some(busy) = self.grid.slots[slot]
                 && busy.ack_pass == Some(pass)
             {
-                if let (Some(value), Some(s)) = (busy.result, busy.owner()) {
+                if let (Some(value), Some(s)) = (busy.result, busy.owner.stream()) {
                     self.streams[s].run.latest_result = value;
                 }
                 self.grid.slots[slot] = None;
@@ -181,7 +181,7 @@ impl Kernel<'_> {
         let Some((slot, busy)) = late else {
             return false;
         };
-        match busy.owner() {
+        match busy.owner.stream() {
             Some(s) if self.streams[s].life == Life::Active => {
                 let pc = self.commands[busy.command].command.pc;
                 self.fail(s, Reason::Deadline, pc, pass);
@@ -232,7 +232,7 @@ impl Kernel<'_> {
         stream.life = Life::Failed;
         stream.error = Some(StreamError { reason, pc });
         stream.run.exclusive_mark = None;
-        self.grid.queue.retain(|j| !j.owned_by(s));
+        self.grid.queue.retain(|j| !j.owner.is(s));
     }
 }
 

@@ -1,6 +1,6 @@
 //! Jumps (JMP, JLT, JEQ, JNZ) and the `End` sentinel past the last micro-op.
 
-use super::{Ctx, Exit, Flow, OpBody, Src, run_via_acc};
+use super::{Ctx, Exit, Flow, OpBody, Src, interpreted, run_via_acc};
 use crate::exec::inst::Inst;
 #[cfg(feature = "jit")]
 use crate::exec::lower::{Cmp, Emit, Lowered, target_pc};
@@ -56,15 +56,11 @@ cond_jump! {
     Jnz: |a, b| { let _ = b; a() != 0 }, |e, i, t| { let (a, z) = (e.reg(i.a), e.konst(0)); e.branch(Cmp::Ne, a, z, t) };
 }
 
-/// The sentinel at index op_count: the program counter ran past the last
-/// micro-op, `Reason::BadJump` at op_count (S17). The fuel test runs first, so a turn
-/// whose budget ran out on the last micro-op ends with the budget (S17).
-pub(crate) struct End;
-impl OpBody for End {
-    #[cfg(feature = "jit")]
-    const INTERPRETED: bool = true;
-    #[inline(always)]
-    unsafe fn run<O: Observer>(_: *const Inst, _: *mut u32, ctx: &mut Ctx<O>) -> Flow {
+interpreted! {
+    /// The sentinel at index op_count: the program counter ran past the last
+    /// micro-op, `Reason::BadJump` at op_count (S17). The fuel test runs first, so a turn
+    /// whose budget ran out on the last micro-op ends with the budget (S17).
+    End(_, _, ctx) {
         ctx.reason = Reason::BadJump;
         Err(Exit::Error)
     }

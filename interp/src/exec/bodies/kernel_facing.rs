@@ -6,26 +6,10 @@
 //! (machine/mod.rs, "Spans of quick passes"), so that they run knowing
 //! their pass.
 
-use super::{Ctx, Exit, Flow, OpBody, Src, run_acc, run_via_acc};
+use super::{Ctx, Exit, Flow, OpBody, Src, interpreted, run_acc, run_via_acc};
 use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
 use crate::exec::operand::{get, set};
-
-/// A body the compiled tier leaves to the interpreter (every micro-op
-/// here but SUBMIT and RESULT, which read the accumulator): written as
-/// `Name(ip, regs, ctx) { .. }`, the unit struct and its `OpBody::run`.
-macro_rules! interpreted {
-    ($(#[$doc:meta])* $name:ident($ip:ident, $regs:pat, $ctx:ident) $body:block) => {
-        $(#[$doc])*
-        pub(crate) struct $name;
-        impl OpBody for $name {
-            #[cfg(feature = "jit")]
-            const INTERPRETED: bool = true;
-            #[inline(always)]
-            unsafe fn run<O: Observer>($ip: *const Inst, $regs: *mut u32, $ctx: &mut Ctx<O>) -> Flow $body
-        }
-    };
-}
 
 interpreted! {
     /// `HALT a`: wait while anything of the stream is pending, else end with status a.

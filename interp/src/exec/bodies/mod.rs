@@ -200,6 +200,28 @@ macro_rules! run_via_acc {
 }
 pub(crate) use run_via_acc;
 
+/// A body the compiled tier leaves to the interpreter and that reads no
+/// accumulator (the kernel-facing micro-ops but SUBMIT and RESULT, and
+/// `End`): written as `Name(ip, regs, ctx) { .. }`, the unit struct and its
+/// `OpBody::run`.
+macro_rules! interpreted {
+    ($(#[$doc:meta])* $name:ident($ip:pat_param, $regs:pat_param, $ctx:ident) $body:block) => {
+        $(#[$doc])*
+        pub(crate) struct $name;
+        impl OpBody for $name {
+            #[cfg(feature = "jit")]
+            const INTERPRETED: bool = true;
+            #[inline(always)]
+            unsafe fn run<O: Observer>(
+                $ip: *const $crate::exec::inst::Inst,
+                $regs: *mut u32,
+                $ctx: &mut $crate::exec::bodies::Ctx<O>,
+            ) -> $crate::exec::bodies::Flow $body
+        }
+    };
+}
+pub(crate) use interpreted;
+
 /// [`OpBody::run_acc`] of a body written outside a macro: its arguments
 /// named as given (`_` for one it does not read), the contract's
 /// signature written once.

@@ -12,6 +12,10 @@ impl<'p> Submitter<'p> for Kernel<'p> {
         &mut self.grid
     }
 
+    fn recorded(&self) -> usize {
+        self.commands.len()
+    }
+
     /// S31: deadline_passes; else the stream header's when not 0; else the
     /// default in force now.
     fn deadline(&self, owner: Option<usize>) -> u64 {

@@ -29,8 +29,8 @@ impl Kernel<'_> {
 
     /// S18, S30: the stream's own commands in flight plus its own jobs queued.
     fn pending(&self, s: usize) -> u64 {
-        let busy = self.grid.slots.iter().flatten().filter(|b| b.owned_by(s));
-        let queued = self.grid.queue.iter().filter(|j| j.owned_by(s));
+        let busy = self.grid.slots.iter().flatten().filter(|b| b.owner.is(s));
+        let queued = self.grid.queue.iter().filter(|j| j.owner.is(s));
         (busy.count() + queued.count()) as u64
     }
 
