@@ -1,6 +1,5 @@
 //! The handler: the signature every chained handler has ([`Handler`]), how
-//! one is written ([`handler_fn!`]) and hands over to the next
-//! ([`tail_call!`]), and the contract every handler relies on. Beside
+//! one is written ([`handler_fn!`]), and the contract every handler relies on. Beside
 //! [`inst`](super::inst) at the bottom of the interpreter.
 //!
 //! # The contract every handler relies on
@@ -42,25 +41,8 @@ macro_rules! handler_fn {
         $(#[$m])* pub(crate) unsafe extern "rust-preserve-none" fn $name $($rest)*
     };
 }
-#[cfg(feature = "handlers")]
+#[allow(unused_imports)] // used where a variant with handlers is built
 pub(crate) use handler_fn;
-
-/// Hands control to the next handler as a guaranteed tail call.
-#[cfg(feature = "chain")]
-macro_rules! tail_call {
-    ($f:expr, $ip:expr, $regs:expr, $acc:expr, $ctx:expr, $fuel:expr) => {
-        become ($f)(
-            $ip,
-            $regs,
-            $acc,
-            $crate::exec::inst::Free::uninit(),
-            $ctx,
-            $fuel,
-        )
-    };
-}
-#[cfg(feature = "chain")]
-pub(crate) use tail_call;
 
 handler_fn! {
     /// The handler a decoded instruction holds until a variant that reads

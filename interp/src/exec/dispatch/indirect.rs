@@ -5,28 +5,30 @@
 //! the central `match`'s jump table; the fuel is counted per micro-op, as
 //! the switch loop counts it (no block is charged at its head).
 
+use super::generic::{Central, IndirectHandler};
+use super::handlers::*;
 use crate::exec::handler::handler_fn;
 use crate::exec::inst::{Exit, Inst, OpIndex};
 use crate::exec::observer::Observer;
-use crate::exec::step::{Unit, exit_at, for_each_unit};
 
-handler_fn! {
-    /// The handler of unit `U`: runs it counted, then hands the next
-    /// instruction to [`central`].
-    ///
-    /// # Safety
-    /// The handler contract (handler.rs), and `ip` holds this unit.
-    fn unit<U: Unit, O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit {
-        // SAFETY: the handler contract; every `next` a unit returns
-        // satisfies it again, and `central` runs only with fuel left.
-        unsafe {
-            match U::counted::<O>(ip, regs, ctx, fuel, &mut 0) {
-                Ok((next, 0)) => exit_at::<O>(ctx, next, 0, Exit::Fuel),
-                Ok((next, left)) => become central::<O>(next, regs, ctx, left),
-                Err(why) => why,
-            }
-        }
+/// The central dispatch of this variant, for the units' handlers.
+pub(crate) struct Indirect;
+
+impl Central for Indirect {
+    #[inline(always)]
+    fn central<O: Observer>() -> IndirectHandler {
+        central::<O>
     }
+}
+
+/// The address of the handler of handler index `index` (explain.rs).
+pub(crate) fn entry<O: Observer>(index: usize) -> usize {
+    macro_rules! entries {
+        ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident;)*) => {
+            [$($indirect::<O, Indirect> as IndirectHandler as usize,)*]
+        };
+    }
+    for_each_handler!(entries)[index]
 }
 
 loop_entry! {
@@ -44,7 +46,7 @@ loop_entry! {
 }
 
 macro_rules! central_dispatch {
-    ($($index:ident: $unit:ty;)*) => {
+    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident;)*) => {
         handler_fn! {
             /// The central dispatch: the handler of the unit at `ip`, by
             /// its `op` byte (a head is counted like any micro-op here).
@@ -58,7 +60,7 @@ macro_rules! central_dispatch {
                 // byte from the unit that `ip` holds.
                 unsafe {
                     match OpIndex::from_byte((*ip).op) {
-                        $(OpIndex::$index => become unit::<<$unit as Unit>::Idle, O>(ip, regs, ctx, fuel),)*
+                        $(OpIndex::$index => become $indirect::<O, Indirect>(ip, regs, ctx, fuel),)*
                     }
                 }
             }
@@ -66,4 +68,4 @@ macro_rules! central_dispatch {
     };
 }
 
-for_each_unit!(central_dispatch);
+for_each_handler!(central_dispatch);

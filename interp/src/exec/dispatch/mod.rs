@@ -56,6 +56,14 @@ macro_rules! loop_entry {
 
 #[cfg(feature = "chain")]
 pub(crate) mod chain;
+#[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
+pub mod explain;
+#[cfg(all(test, feature = "chain", feature = "subroutine", feature = "indirect"))]
+mod generate;
+#[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
+pub(crate) mod generic;
+#[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
+pub(crate) mod handlers;
 #[cfg(feature = "indirect")]
 pub(crate) mod indirect;
 #[cfg(feature = "jit")]

@@ -7,28 +7,11 @@
 
 use std::marker::PhantomData;
 
-use crate::exec::bodies;
+use super::generic::Sub;
+use super::handlers::*;
 use crate::exec::inst::{Exit, HANDLERS, HEAD, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;
-use crate::exec::step::{One, Unit, exit_at, for_each_unit};
-
-/// A unit as a subroutine: `(next, fuel left)`, or the exit once its
-/// point is recorded.
-type Sub = unsafe fn(*const Inst, *mut u32, *mut (), u32) -> Result<(*const Inst, u32), Exit>;
-
-/// The subroutine of unit `U`: the unit counted, nothing held before it.
-///
-/// # Safety
-/// The handler contract (handler.rs), and `ip` holds this unit.
-unsafe fn sub<U: Unit, O: Observer>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-) -> Result<(*const Inst, u32), Exit> {
-    // SAFETY: the caller's contract.
-    unsafe { U::counted::<O>(ip, regs, ctx, fuel, &mut 0) }
-}
+use crate::exec::step::exit_at;
 
 /// Runs the one unit at `ip`: `(next, fuel left)`, or the exit once its
 /// point is recorded (the compiled tier's way to the interpreter).
@@ -76,19 +59,24 @@ loop_entry! {
     }
 }
 
+/// The address of the subroutine of handler index `index` (explain.rs).
+pub(crate) fn entry<O: Observer>(index: usize) -> usize {
+    Subs::<O>::TABLE[index] as usize
+}
+
 /// The subroutines for observer `O`.
 struct Subs<O>(PhantomData<O>);
 
 macro_rules! subroutine_table {
-    ($($index:ident: $unit:ty;)*) => {
+    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident;)*) => {
         impl<O: Observer> Subs<O> {
             /// By `op` byte: each index's subroutine, again from [`HEAD`]
             /// on (a head is counted like any micro-op here). The unused
             /// entries between hold `End`'s. Nothing is held between
             /// calls: a forwarding variant reads the register file.
             const TABLE: [Sub; TABLE_LEN] = {
-                let units: [Sub; HANDLERS] = [$(sub::<<$unit as Unit>::Idle, O> as Sub,)*];
-                let mut t = [sub::<One<bodies::End>, O> as Sub; TABLE_LEN];
+                let units: [Sub; HANDLERS] = [$($sub::<O> as Sub,)*];
+                let mut t = [end_sub::<O> as Sub; TABLE_LEN];
                 let mut i = 0;
                 while i < HANDLERS {
                     t[i] = units[i];
@@ -101,4 +89,4 @@ macro_rules! subroutine_table {
     };
 }
 
-for_each_unit!(subroutine_table);
+for_each_handler!(subroutine_table);

@@ -6,7 +6,8 @@
 
 use std::marker::PhantomData;
 
-use super::chain::{NextHandler, tables};
+use super::chain::{Checked, tables};
+use super::generic::NextHandler;
 use crate::exec::inst::{Handler, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;
 
@@ -23,6 +24,12 @@ impl<P: Observer> NextHandler for Tail<P> {
     unsafe fn of<O: Observer>(next: *const Inst) -> Handler {
         // SAFETY: the handler contract: the `op` byte is below TABLE_LEN.
         unsafe { *Tail::<O>::TABLE.get_unchecked(usize::from((*next).op)) }
+    }
+
+    #[inline(always)]
+    unsafe fn counted<O: Observer>(op: u8) -> Handler {
+        // SAFETY: the caller's contract.
+        unsafe { Checked::<O, Self>::of_op(op) }
     }
 
     #[cfg(test)]

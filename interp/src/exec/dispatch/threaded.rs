@@ -4,7 +4,8 @@
 
 use std::marker::PhantomData;
 
-use super::chain::{NextHandler, tables};
+use super::chain::{Checked, tables};
+use super::generic::NextHandler;
 use crate::exec::inst::{Handler, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;
 
@@ -31,6 +32,12 @@ impl<P: Observer> NextHandler for Threaded<P> {
         // `handler` was set from `Threaded::<O>::TABLE` for this run's
         // observer type (`prepare`, from `Machine::run`).
         unsafe { (*next).handler }
+    }
+
+    #[inline(always)]
+    unsafe fn counted<O: Observer>(op: u8) -> Handler {
+        // SAFETY: the caller's contract.
+        unsafe { Checked::<O, Self>::of_op(op) }
     }
 
     #[cfg(test)]

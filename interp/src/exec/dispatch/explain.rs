@@ -1,0 +1,251 @@
+//! Where each variant's code for each unit is in this process, for `kmst
+//! explain`: the named handlers of handlers.rs as the variants' tables hold
+//! them (the observer-free instances a plain run uses), and, for the
+//! variants whose units are arms of one loop function (switch,
+//! loop_match), that function and the unit's index. Addresses only:
+//! reading and disassembling the machine code is the command line's.
+
+use std::fmt;
+
+use super::Dispatch;
+use crate::exec::inst::{HANDLERS, HEAD};
+use crate::exec::observer::NoObserver;
+use crate::ops::Opcode;
+
+/// A unit: a micro-op, `End`, a superinstruction or an operand variant,
+/// by its name in handlers.rs (`add`, `add_b`, `addi_jlt_in_place`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// Its handlers' names without their kind.
+    pub name: &'static str,
+    /// What it runs, in words.
+    pub doc: &'static str,
+    /// Its handler index (the `op` byte without the head bit).
+    pub index: u8,
+}
+
+/// The handlers of every unit are in this file (its row: [`Unit::line`]).
+pub const HANDLERS_FILE: &str = "interp/src/exec/dispatch/handlers.rs";
+
+impl Unit {
+    /// Every unit, in handler-index order.
+    pub fn all() -> Vec<Unit> {
+        (0..HANDLERS as u8).map(Unit::at).collect()
+    }
+
+    fn at(index: u8) -> Unit {
+        let (name, doc, _) = handler_rows()[usize::from(index)];
+        Unit { name, doc, index }
+    }
+
+    /// The unit named `name`: a handler name without its kind (`add_b`),
+    /// or a micro-op's mnemonic (`result` is `read_result`).
+    pub fn find(name: &str) -> Option<Unit> {
+        let name = name.to_ascii_lowercase();
+        if let Some(u) = Unit::all().into_iter().find(|u| u.name == name) {
+            return Some(u);
+        }
+        let op = Opcode::from_mnemonic(&name)?;
+        Unit::all()
+            .into_iter()
+            .nth(Opcode::ALL.iter().position(|&o| o == op)?)
+    }
+
+    /// The line of its row in [`HANDLERS_FILE`].
+    pub fn line(self) -> u32 {
+        handler_rows()[usize::from(self.index)].2
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// handlers.rs's rows, where that file is built (else no unit has a
+/// handler of its own: the loops' arms are still named by the index).
+fn handler_rows() -> &'static [(&'static str, &'static str, u32); HANDLERS] {
+    &super::handlers::UNITS
+}
+
+/// What a piece of machine code is for a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A chained handler that counts one unit of fuel per micro-op.
+    Counted,
+    /// A chained handler inside a block its head paid for.
+    Charged,
+    /// A chained handler at a block's head.
+    Head,
+    /// The subroutine loop's unit, which returns to the loop.
+    Sub,
+    /// The indirect variant's unit, which tail-calls the central dispatch.
+    Indirect,
+    /// The arm of a loop function's `match` that runs the unit: found
+    /// through the loop's jump table at entry [`Unit::index`].
+    Arm,
+}
+
+impl Kind {
+    /// Its name, as handlers.rs's names end.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Counted => "counted",
+            Kind::Charged => "charged",
+            Kind::Head => "head",
+            Kind::Sub => "sub",
+            Kind::Indirect => "indirect",
+            Kind::Arm => "arm",
+        }
+    }
+}
+
+/// One function (or arm) of machine code a variant runs for a unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Code {
+    /// What it is.
+    pub kind: Kind,
+    /// Its name in the source (`add_charged`; an arm: `switch::run`'s
+    /// `OpIndex::Add`).
+    pub name: String,
+    /// Where its source is, `file:line`.
+    pub source: String,
+    /// The address of its first instruction in this process; an arm's:
+    /// the loop function's.
+    pub addr: usize,
+}
+
+/// Why a variant has no code of its own to show for a unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoCode(pub String);
+
+impl fmt::Display for NoCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoCode {}
+
+/// The code `dispatch` runs for `unit`, in this process.
+pub fn code(dispatch: Dispatch, unit: Unit) -> Result<Vec<Code>, NoCode> {
+    let i = usize::from(unit.index);
+    let row = |kind: Kind, addr: usize| Code {
+        kind,
+        name: format!("{}_{}", unit.name, kind.name()),
+        source: format!("{HANDLERS_FILE}:{}", unit.line()),
+        addr,
+    };
+    let _ = (i, &row);
+    match dispatch {
+        #[cfg(feature = "tail")]
+        Dispatch::Tail => {
+            use super::{chain::Checked, tail::Tail};
+            type N = Tail<NoObserver>;
+            Ok(vec![
+                row(Kind::Counted, Checked::<NoObserver, N>::TABLE[i] as usize),
+                row(Kind::Charged, N::TABLE[i] as usize),
+                row(Kind::Head, N::TABLE[HEAD as usize + i] as usize),
+            ])
+        }
+        #[cfg(feature = "threaded")]
+        Dispatch::Threaded => {
+            use super::{chain::Checked, threaded::Threaded};
+            type N = Threaded<NoObserver>;
+            Ok(vec![
+                row(Kind::Counted, Checked::<NoObserver, N>::TABLE[i] as usize),
+                row(Kind::Charged, N::TABLE[i] as usize),
+                row(Kind::Head, N::TABLE[HEAD as usize + i] as usize),
+            ])
+        }
+        #[cfg(feature = "subroutine")]
+        Dispatch::Subroutine => Ok(vec![row(
+            Kind::Sub,
+            super::subroutine::entry::<NoObserver>(i),
+        )]),
+        #[cfg(feature = "indirect")]
+        Dispatch::Indirect => Ok(vec![row(
+            Kind::Indirect,
+            super::indirect::entry::<NoObserver>(i),
+        )]),
+        #[cfg(feature = "switch")]
+        Dispatch::Switch => Ok(vec![arm(
+            "switch::run",
+            unit,
+            super::switch::run::<NoObserver> as *const () as usize,
+        )]),
+        #[cfg(feature = "loop_match")]
+        Dispatch::LoopMatch => Ok(vec![arm(
+            "loop_match::run",
+            unit,
+            super::loop_match::run::<NoObserver> as *const () as usize,
+        )]),
+        #[cfg(feature = "jit")]
+        Dispatch::Jit | Dispatch::Tiered => Err(NoCode(format!(
+            "`{dispatch}` compiles each upload: `kmst explain FILE --dispatch jit` shows the code \
+             compiled for one; its interpreter is {}'s",
+            if cfg!(feature = "tail") && dispatch == Dispatch::Tiered {
+                "tail"
+            } else {
+                "subroutine"
+            }
+        ))),
+    }
+}
+
+/// The arm of loop function `func` (at `addr`) for `unit`.
+#[allow(dead_code)] // a build without the loop variants
+fn arm(func: &str, unit: Unit, addr: usize) -> Code {
+    let file = func.split("::").next().unwrap_or(func);
+    Code {
+        kind: Kind::Arm,
+        name: format!("{func}, arm OpIndex::{}", camel(unit.name)),
+        source: format!("interp/src/exec/dispatch/{file}.rs"),
+        addr,
+    }
+}
+
+/// `addi_jlt_in_place` as `AddiJltInPlace`, the index's name.
+fn camel(name: &str) -> String {
+    name.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_are_found_by_name_and_mnemonic() {
+        // ADD is the third micro-op of the definition list (ops.rs).
+        let add = Unit::find("add").unwrap();
+        assert_eq!((add.name, add.index), ("add", 2));
+        // RESULT's mnemonic names the unit ReadResult.
+        assert_eq!(Unit::find("result").unwrap().name, "read_result");
+        assert_eq!(Unit::find("ADDI_JLT").unwrap().name, "addi_jlt");
+        assert_eq!(Unit::find("nosuch"), None);
+        assert_eq!(camel("addi_jlt_in_place"), "AddiJltInPlace");
+    }
+
+    /// Every variant with handlers of its own gives each unit code at a
+    /// distinct address per kind, and the arms of a loop share the loop's.
+    #[test]
+    fn every_unit_has_code_under_every_interpreter() {
+        for &d in Dispatch::ALL {
+            for u in Unit::all() {
+                let Ok(code) = code(d, u) else { continue };
+                assert!(!code.is_empty(), "{d} {u}");
+                for c in &code {
+                    assert_ne!(c.addr, 0, "{d} {u}");
+                }
+            }
+        }
+    }
+}
