@@ -6,7 +6,9 @@ mod check_cmd;
 mod common;
 mod compare_cmd;
 mod corpus_cmd;
+mod explain_cmd;
 mod fuzz_seeds_cmd;
+mod machine_code;
 mod plot;
 mod profile_cmd;
 mod progress;
@@ -72,6 +74,9 @@ enum Command {
     CountersChild(compare_cmd::ChildArgs),
     /// Profile how a stream spends its per-pass turns.
     Profile(Box<profile_cmd::Args>),
+    /// Print the machine code each dispatch variant runs for a micro-op, or
+    /// the code compiled for an upload.
+    Explain(explain_cmd::Args),
     /// Re-run a saved fuzz artifact and report any divergence.
     Replay(replay_cmd::Args),
     /// Fill fuzz/corpus/TARGET/ with the fuzz targets' seed corpora.
@@ -149,6 +154,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare_cmd::run(args),
         Command::CountersChild(args) => compare_cmd::run_child(args),
         Command::Profile(args) => profile_cmd::run(*args),
+        Command::Explain(args) => explain_cmd::run(args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::FuzzSeeds(args) => fuzz_seeds_cmd::run(args),
     };

@@ -116,20 +116,8 @@ pub struct Code {
     pub addr: usize,
 }
 
-/// Why a variant has no code of its own to show for a unit.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NoCode(pub String);
-
-impl fmt::Display for NoCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for NoCode {}
-
 /// The code `dispatch` runs for `unit`, in this process.
-pub fn code(dispatch: Dispatch, unit: Unit) -> Result<Vec<Code>, NoCode> {
+pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
     let i = usize::from(unit.index);
     let row = |kind: Kind, addr: usize| Code {
         kind,
@@ -143,55 +131,111 @@ pub fn code(dispatch: Dispatch, unit: Unit) -> Result<Vec<Code>, NoCode> {
         Dispatch::Tail => {
             use super::{chain::Checked, tail::Tail};
             type N = Tail<NoObserver>;
-            Ok(vec![
+            vec![
                 row(Kind::Counted, Checked::<NoObserver, N>::TABLE[i] as usize),
                 row(Kind::Charged, N::TABLE[i] as usize),
                 row(Kind::Head, N::TABLE[HEAD as usize + i] as usize),
-            ])
+            ]
         }
         #[cfg(feature = "threaded")]
         Dispatch::Threaded => {
             use super::{chain::Checked, threaded::Threaded};
             type N = Threaded<NoObserver>;
-            Ok(vec![
+            vec![
                 row(Kind::Counted, Checked::<NoObserver, N>::TABLE[i] as usize),
                 row(Kind::Charged, N::TABLE[i] as usize),
                 row(Kind::Head, N::TABLE[HEAD as usize + i] as usize),
-            ])
+            ]
         }
         #[cfg(feature = "subroutine")]
-        Dispatch::Subroutine => Ok(vec![row(
-            Kind::Sub,
-            super::subroutine::entry::<NoObserver>(i),
-        )]),
+        Dispatch::Subroutine => vec![row(Kind::Sub, super::subroutine::entry::<NoObserver>(i))],
         #[cfg(feature = "indirect")]
-        Dispatch::Indirect => Ok(vec![row(
-            Kind::Indirect,
-            super::indirect::entry::<NoObserver>(i),
-        )]),
+        Dispatch::Indirect => vec![row(Kind::Indirect, super::indirect::entry::<NoObserver>(i))],
         #[cfg(feature = "switch")]
-        Dispatch::Switch => Ok(vec![arm(
+        Dispatch::Switch => vec![arm(
             "switch::run",
             unit,
             super::switch::run::<NoObserver> as *const () as usize,
-        )]),
+        )],
         #[cfg(feature = "loop_match")]
-        Dispatch::LoopMatch => Ok(vec![arm(
+        Dispatch::LoopMatch => vec![arm(
             "loop_match::run",
             unit,
             super::loop_match::run::<NoObserver> as *const () as usize,
-        )]),
+        )],
+        // The compiled tier's code is each upload's (`compiled`); a unit
+        // it hands to the interpreter runs as the subroutine loop's.
         #[cfg(feature = "jit")]
-        Dispatch::Jit | Dispatch::Tiered => Err(NoCode(format!(
-            "`{dispatch}` compiles each upload: `kmst explain FILE --dispatch jit` shows the code \
-             compiled for one; its interpreter is {}'s",
-            if cfg!(feature = "tail") && dispatch == Dispatch::Tiered {
-                "tail"
-            } else {
-                "subroutine"
-            }
-        ))),
+        Dispatch::Jit => code(Dispatch::Subroutine, unit),
+        // The interpreter a program runs in until it is hot.
+        #[cfg(all(feature = "jit", feature = "tail"))]
+        Dispatch::Tiered => code(Dispatch::Tail, unit),
+        #[cfg(all(feature = "jit", not(feature = "tail")))]
+        Dispatch::Tiered => code(Dispatch::Subroutine, unit),
     }
+}
+
+/// What [`code`] shows of `dispatch` when it is not the variant's own
+/// code for a unit: the compiled tiers' interpreters.
+pub fn note(dispatch: Dispatch) -> Option<&'static str> {
+    match dispatch {
+        #[cfg(feature = "jit")]
+        Dispatch::Jit => Some(
+            "jit compiles each upload (`kmst explain FILE --dispatch jit`); shown: the \
+             subroutine unit it runs a micro-op it leaves to the interpreter with",
+        ),
+        #[cfg(all(feature = "jit", feature = "tail"))]
+        Dispatch::Tiered => Some(
+            "tiered runs tail's handlers until the program is hot, then jit's code; shown: tail's",
+        ),
+        #[cfg(all(feature = "jit", not(feature = "tail")))]
+        Dispatch::Tiered => Some(
+            "tiered runs the subroutine loop until the program is hot, then jit's code; shown: \
+             subroutine's",
+        ),
+        _ => None,
+    }
+}
+
+/// One region of an upload compiled by the `jit` variant: its function's
+/// machine code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// The pcs of the micro-ops it holds.
+    pub pcs: std::ops::Range<u32>,
+    /// Its machine code, as Cranelift emitted it (before it is made
+    /// runnable: calls and jumps out of it are relocated there).
+    pub code: Vec<u8>,
+}
+
+/// The regions the `jit` variant compiles for `upload` (checked with a
+/// region as long as the upload): `Err` names why not (the check's
+/// verdict, no backend for this host, a build without the compiled tier).
+#[cfg(not(feature = "jit"))]
+pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, String> {
+    let _ = upload;
+    Err("this build has no compiled tier (kmst's feature `jit`)".to_owned())
+}
+
+/// The regions the `jit` variant compiles for `upload` (checked with a
+/// region as long as the upload): `Err` names why not (the check's
+/// verdict, no backend for this host, a build without the compiled tier).
+#[cfg(feature = "jit")]
+pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, String> {
+    use crate::check::CheckedUpload;
+    use crate::exec::decode::Program;
+    crate::exec::jit::available()?;
+    let checked = CheckedUpload::new(upload, upload.len() as u64)
+        .map_err(|e| format!("the check rejects the upload: {e}"))?;
+    let p = Program::decode(&checked);
+    let mut regions = Vec::new();
+    crate::exec::jit::Code::compile_seen(&p.insts, crate::exec::jit::REGION, &mut |pcs, code| {
+        regions.push(Region {
+            pcs,
+            code: code.to_vec(),
+        })
+    })?;
+    Ok(regions)
 }
 
 /// The arm of loop function `func` (at `addr`) for `unit`.
@@ -240,7 +284,7 @@ mod tests {
     fn every_unit_has_code_under_every_interpreter() {
         for &d in Dispatch::ALL {
             for u in Unit::all() {
-                let Ok(code) = code(d, u) else { continue };
+                let code = code(d, u);
                 assert!(!code.is_empty(), "{d} {u}");
                 for c in &code {
                     assert_ne!(c.addr, 0, "{d} {u}");

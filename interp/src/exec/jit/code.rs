@@ -79,6 +79,16 @@ impl Code {
 
     /// [`Code::compile`] with regions of about `region` micro-ops.
     pub(crate) fn compile_in(insts: &[Inst], region: u32) -> Result<Code, String> {
+        Code::compile_seen(insts, region, &mut |_, _| {})
+    }
+
+    /// [`Code::compile_in`], handing each region's pcs and machine code to
+    /// `seen` as it is compiled (`kmst explain`).
+    pub(crate) fn compile_seen(
+        insts: &[Inst],
+        region: u32,
+        seen: &mut dyn FnMut(std::ops::Range<u32>, &[u8]),
+    ) -> Result<Code, String> {
         let isa = isa()?;
         let plan = Plan::of(insts, region);
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
@@ -102,6 +112,9 @@ impl Code {
             module
                 .define_function(id, &mut ctx)
                 .map_err(|e| format!("{e:?}"))?;
+            if let Some(compiled) = ctx.compiled_code() {
+                seen(region.clone(), compiled.code_buffer());
+            }
             module.clear_context(&mut ctx);
             ids.push(id);
         }

@@ -21,6 +21,7 @@ mod plan;
 
 pub(crate) use code::{Code, available, call, entry_at};
 pub(crate) use compile::{GO, PC_MASK, SHORT};
+pub(crate) use plan::REGION;
 
 /// What the compiled tier's tests share: a checked and decoded program.
 #[cfg(test)]

@@ -1,0 +1,256 @@
+//! `kmst explain`: the machine code each dispatch variant runs for a unit
+//! (a micro-op, an operand variant, a fused pair, `End`), read from the
+//! running binary, with the dispatch marked; or the code the compiled tier
+//! makes of one upload, region by region.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use kmst::Dispatch;
+use kmst::exec::dispatch::explain::{self, Code, Kind, Unit};
+
+use crate::common::{CliError, load_upload, print_out};
+use crate::machine_code::{Binary, Line, decode, listing};
+
+const ABOUT: &str = "\
+Each handler's name is its unit's (the rows of
+interp/src/exec/dispatch/handlers.rs) and its kind: `counted`, `charged` and
+`head` under tail and threaded (the templates of generic.rs), `sub` under
+subroutine, `indirect` under indirect. Under switch and loop_match a unit is
+an arm of the loop function, found through the loop's jump table. The
+listings are of the instances a plain run uses (no observer). jit compiles
+each upload: `kmst explain FILE --dispatch jit` prints that code.
+
+Exit status: 0 printed; 2 an unknown unit or variant, an upload that cannot
+be read or compiled, or a host whose machine code this cannot disassemble
+(x86-64 only).";
+
+#[derive(clap::Args)]
+#[command(after_help = ABOUT)]
+pub struct Args {
+    /// What to explain: a micro-op's mnemonic (`add`, `result`), a unit's
+    /// name (`add_b`, `addi_jlt_in_place`; a fused pair also as `addi+jlt`),
+    /// `all` for every unit, or an upload FILE (`.bin` or `.kms`, `-`:
+    /// standard input) with `--dispatch jit`.
+    what: String,
+    /// The variant: one of this build's (`kmst run --help`), or `all` for
+    /// every one, with a table of instructions per handler per variant
+    /// before the listings.
+    #[arg(long, short, default_value_t = Dispatch::default().name().to_owned())]
+    dispatch: String,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let dispatches = variants(&args.dispatch)?;
+    let path = PathBuf::from(&args.what);
+    let is_file = args.what == "-" || path.is_file();
+    let units = if is_file {
+        Vec::new()
+    } else {
+        units(&args.what)?
+    };
+    if !cfg!(target_arch = "x86_64") {
+        return Err(CliError::Usage(format!(
+            "no disassembler for this host's machine code ({}): kmst explain reads x86-64 only",
+            std::env::consts::ARCH
+        )));
+    }
+    if is_file {
+        return compiled(&path, &dispatches);
+    }
+    let bin = Binary::open().map_err(CliError::Usage)?;
+    let mut out = String::new();
+    let mut table: Vec<(String, Vec<Option<usize>>)> = Vec::new();
+    let mut listings = String::new();
+    if cfg!(debug_assertions) {
+        listings.push_str(
+            "# this kmst is a debug build: its handlers are unoptimized \
+             (`cargo build --release` for the code that runs fast)\n\n",
+        );
+    }
+    for (col, &d) in dispatches.iter().enumerate() {
+        if let Some(note) = explain::note(d) {
+            let _ = writeln!(listings, "# {d}: {note}\n");
+        }
+        for &u in &units {
+            for code in explain::code(d, u) {
+                let (head, lines) = show(&bin, d, u, &code);
+                listings.push_str(&head);
+                let row_name = format!("{u} {}", code.kind.name());
+                let at = match table.iter().position(|(n, _)| *n == row_name) {
+                    Some(at) => at,
+                    None => {
+                        table.push((row_name, vec![None; dispatches.len()]));
+                        table.len() - 1
+                    }
+                };
+                table[at].1[col] = lines.as_ref().map(Vec::len);
+                if let Some(lines) = lines {
+                    write_lines(&mut listings, &lines);
+                }
+                listings.push('\n');
+            }
+        }
+    }
+    if dispatches.len() > 1 || units.len() > 1 {
+        write_table(&mut out, &dispatches, &table);
+        out.push('\n');
+    }
+    out.push_str(&listings);
+    print_out(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The variants `name` asks for.
+fn variants(name: &str) -> Result<Vec<Dispatch>, CliError> {
+    if name == "all" {
+        return Ok(Dispatch::ALL.to_vec());
+    }
+    name.parse::<Dispatch>()
+        .map(|d| vec![d])
+        .map_err(|e| CliError::Usage(format!("{e}, or all")))
+}
+
+/// The units `name` asks for.
+fn units(name: &str) -> Result<Vec<Unit>, CliError> {
+    if name == "all" {
+        return Ok(Unit::all());
+    }
+    Unit::find(&name.replace('+', "_"))
+        .map(|u| vec![u])
+        .ok_or_else(|| {
+            let names: Vec<&str> = Unit::all().iter().map(|u| u.name).collect();
+            CliError::Usage(format!(
+                "unknown micro-op or unit `{name}` (the units: {}; or all, or an upload FILE)",
+                names.join(", ")
+            ))
+        })
+}
+
+/// A handler's heading and its listing (`None` where its code was not
+/// found: the heading says why).
+fn show(bin: &Binary, d: Dispatch, u: Unit, code: &Code) -> (String, Option<Vec<Line>>) {
+    let mut head = String::new();
+    let _ = writeln!(head, "== {} under {d}: {}", code.name, u.doc);
+    let template = match code.kind {
+        Kind::Arm => String::new(),
+        k => format!(
+            "; template `{}` in interp/src/exec/dispatch/generic.rs",
+            k.name()
+        ),
+    };
+    let _ = writeln!(head, "   source: {}{template}", code.source);
+    let f = match bin.function(code.addr, &code.name) {
+        Ok(f) => f,
+        Err(e) => {
+            let _ = writeln!(head, "   (its machine code was not found: {e})");
+            return (head, None);
+        }
+    };
+    let whole = (f.addr, f.addr + f.bytes.len() as u64);
+    let instrs = if code.kind == Kind::Arm {
+        match crate::machine_code::arm(bin, &f, u.index, Unit::all().len()) {
+            Ok(path) => path,
+            Err(e) => {
+                let _ = writeln!(head, "   (its arm was not found: {e})");
+                return (head, None);
+            }
+        }
+    } else {
+        decode(f.bytes, f.addr)
+    };
+    let lines = listing(Some(bin), &instrs, f.addr, whole);
+    let _ = writeln!(head, "   symbol: {}", f.name);
+    if code.kind == Kind::Arm {
+        let _ = writeln!(
+            head,
+            "   the arm's path to the next dispatch, offsets in the loop function: {} instructions",
+            lines.len()
+        );
+    } else {
+        let _ = writeln!(
+            head,
+            "   {} bytes, {} instructions",
+            f.bytes.len(),
+            lines.len()
+        );
+    }
+    (head, Some(lines))
+}
+
+/// Writes a listing, the notes in a column.
+fn write_lines(out: &mut String, lines: &[Line]) {
+    let width = lines
+        .iter()
+        .map(|l| l.text.len())
+        .max()
+        .unwrap_or(0)
+        .min(48);
+    for l in lines {
+        match &l.note {
+            Some(note) => {
+                let _ = writeln!(out, "   {:5}  {:width$}  ; {note}", l.offset, l.text);
+            }
+            None => {
+                let _ = writeln!(out, "   {:5}  {}", l.offset, l.text);
+            }
+        }
+    }
+}
+
+/// Writes the instructions per handler (rows) per variant (columns).
+fn write_table(out: &mut String, dispatches: &[Dispatch], table: &[(String, Vec<Option<usize>>)]) {
+    let first = table.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(7);
+    let _ = write!(out, "{:first$}", "handler");
+    for d in dispatches {
+        let _ = write!(out, "  {:>10}", d.name());
+    }
+    out.push_str("   (instructions)\n");
+    for (name, cells) in table {
+        let _ = write!(out, "{name:first$}");
+        for c in cells {
+            match c {
+                Some(n) => {
+                    let _ = write!(out, "  {n:>10}");
+                }
+                None => {
+                    let _ = write!(out, "  {:>10}", "-");
+                }
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// `kmst explain FILE --dispatch jit`: each region's compiled code.
+fn compiled(path: &std::path::Path, dispatches: &[Dispatch]) -> Result<ExitCode, CliError> {
+    if dispatches.len() != 1 || dispatches[0].name() != "jit" {
+        return Err(CliError::Usage(format!(
+            "an upload is explained with --dispatch jit (the code compiled for it); the \
+             interpreters run the same handlers for every upload: `kmst explain add --dispatch {}`",
+            dispatches.first().map_or("tail", |d| d.name())
+        )));
+    }
+    let data = load_upload(path)?;
+    let regions = explain::compiled(&data).map_err(|message| CliError::Input {
+        path: path.to_owned(),
+        message,
+    })?;
+    let mut out = String::new();
+    for (k, r) in regions.iter().enumerate() {
+        let lines = listing(None, &decode(&r.code, 0), 0, (0, r.code.len() as u64));
+        let _ = writeln!(
+            out,
+            "== region {k}: micro-ops {}..{}, {} bytes, {} instructions",
+            r.pcs.start,
+            r.pcs.end,
+            r.code.len(),
+            lines.len()
+        );
+        write_lines(&mut out, &lines);
+        out.push('\n');
+    }
+    print_out(&out)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,390 @@
+//! The running binary's machine code, for `kmst explain`: its function
+//! symbols and sections (`object`), where this process loaded it, and a
+//! function's instructions in Intel syntax (`iced-x86`) with the dispatch
+//! marked: the load of the next handler and the jump to it, a return to
+//! the loop, a jump back to the loop's dispatch.
+
+use iced_x86::{
+    Decoder, DecoderOptions, FlowControl, Formatter, Instruction, IntelFormatter, Mnemonic, OpKind,
+    Register,
+};
+use std::fmt::Write as _;
+
+use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
+
+/// A function symbol of the binary.
+struct Symbol {
+    addr: u64,
+    size: u64,
+    name: String,
+}
+
+/// The binary this process runs, read from its file.
+pub struct Binary {
+    data: Vec<u8>,
+    /// By address.
+    symbols: Vec<Symbol>,
+    /// Each section with bytes in the file: (address, size, file offset).
+    sections: Vec<(u64, u64, u64)>,
+    /// What to add to a file address to get this process's address.
+    bias: i64,
+    /// A pointer slot's target where the loader writes it (a PIE's global
+    /// offset table): slot address, target address.
+    slots: Vec<(u64, u64)>,
+}
+
+/// One function's code as the file holds it.
+pub struct Function<'a> {
+    /// Its Rust name (`kmst::exec::` left out).
+    pub name: String,
+    /// Its address in the file.
+    pub addr: u64,
+    pub bytes: &'a [u8],
+}
+
+/// One instruction of a listing.
+pub struct Line {
+    /// From the start of the listing.
+    pub offset: u64,
+    pub text: String,
+    /// What it is for, where it is part of the dispatch or calls out.
+    pub note: Option<String>,
+}
+
+/// Where this process's code is: the address of a function it knows by
+/// name, found again in the symbol table.
+#[inline(never)]
+fn anchor() -> u64 {
+    std::hint::black_box(0x6b6d_7374)
+}
+
+impl Binary {
+    /// Reads the running binary's file. `Err` says why it cannot be read:
+    /// no symbol table (a stripped binary), not a file this can parse.
+    pub fn open() -> Result<Binary, String> {
+        let path = std::env::current_exe().map_err(|e| format!("the running binary: {e}"))?;
+        let data = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (symbols, sections, slots) = {
+            let file = object::File::parse(&*data)
+                .map_err(|e| format!("{}: not an executable this can read: {e}", path.display()))?;
+            let mut symbols: Vec<Symbol> = file
+                .symbols()
+                .filter(|s| s.kind() == SymbolKind::Text && s.address() != 0)
+                .filter_map(|s| {
+                    Some(Symbol {
+                        addr: s.address(),
+                        size: s.size(),
+                        name: s.name().ok()?.to_owned(),
+                    })
+                })
+                .collect();
+            symbols.sort_by_key(|s| (s.addr, std::cmp::Reverse(s.size)));
+            let sections = file
+                .sections()
+                .filter_map(|s| {
+                    let (offset, size) = s.file_range()?;
+                    Some((s.address(), size, offset))
+                })
+                .collect();
+            // R_X86_64_RELATIVE: the slot holds the load address plus the addend.
+            let mut slots: Vec<(u64, u64)> = file
+                .dynamic_relocations()
+                .into_iter()
+                .flatten()
+                .filter(|(_, r)| matches!(r.flags(), object::RelocationFlags::Elf { r_type: 8 }))
+                .map(|(at, r)| (at, r.addend() as u64))
+                .collect();
+            slots.sort_unstable();
+            (symbols, sections, slots)
+        };
+        if symbols.is_empty() {
+            return Err(format!(
+                "{} has no symbol table (a stripped binary): its functions cannot be found",
+                path.display()
+            ));
+        }
+        let here = anchor as *const () as u64;
+        let anchor_sym = symbols
+            .iter()
+            .find(|s| rust_name(&s.name).ends_with("machine_code::anchor"))
+            .ok_or("the binary's symbols do not name its own functions")?;
+        let bias = here.wrapping_sub(anchor_sym.addr) as i64;
+        Ok(Binary {
+            data,
+            symbols,
+            sections,
+            bias,
+            slots,
+        })
+    }
+
+    /// The file address of this process's address `addr`.
+    pub fn file_addr(&self, addr: usize) -> u64 {
+        (addr as u64).wrapping_sub(self.bias as u64)
+    }
+
+    /// `len` bytes of the file at file address `addr`.
+    pub fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let &(start, size, offset) = self
+            .sections
+            .iter()
+            .find(|&&(start, size, _)| addr >= start && addr + len <= start + size)?;
+        let _ = size;
+        let from = usize::try_from(offset + (addr - start)).ok()?;
+        self.data.get(from..from + usize::try_from(len).ok()?)
+    }
+
+    /// The function that starts at this process's address `addr`; of
+    /// several names for one function (the linker folds identical ones),
+    /// the one that holds `hint`.
+    pub fn function(&self, addr: usize, hint: &str) -> Result<Function<'_>, String> {
+        let at = self.file_addr(addr);
+        let k = self.symbols.partition_point(|s| s.addr < at);
+        let here: Vec<&Symbol> = self.symbols[k..]
+            .iter()
+            .take_while(|s| s.addr == at)
+            .filter(|s| s.size > 0)
+            .collect();
+        let sym = here
+            .iter()
+            .find(|s| rust_name(&s.name).contains(hint))
+            .or(here.first())
+            .ok_or_else(|| format!("no function symbol at {at:#x}"))?;
+        let bytes = self
+            .bytes_at(sym.addr, sym.size)
+            .ok_or_else(|| format!("{} is not in the file", rust_name(&sym.name)))?;
+        Ok(Function {
+            name: rust_name(&sym.name),
+            addr: sym.addr,
+            bytes,
+        })
+    }
+
+    /// The function a pointer slot at file address `slot` points to.
+    fn slot_target(&self, slot: u64) -> Option<u64> {
+        if let Ok(k) = self.slots.binary_search_by_key(&slot, |&(at, _)| at) {
+            return Some(self.slots[k].1);
+        }
+        // Not relocated at load: the file holds the address.
+        let b = self.bytes_at(slot, 8)?;
+        Some(u64::from_le_bytes(b.try_into().ok()?))
+    }
+
+    /// The name of the function symbol holding file address `addr`.
+    pub fn name_of(&self, addr: u64) -> Option<String> {
+        let k = self.symbols.partition_point(|s| s.addr <= addr);
+        let s = self.symbols.get(k.checked_sub(1)?)?;
+        (addr < s.addr + s.size.max(1)).then(|| rust_name(&s.name))
+    }
+}
+
+/// A symbol's Rust name, without its hash and the engine's `kmst::exec::`.
+pub fn rust_name(symbol: &str) -> String {
+    format!("{:#}", rustc_demangle::demangle(symbol)).replace("kmst::exec::", "")
+}
+
+/// `bytes`, loaded at file address `addr`, as instructions.
+pub fn decode(bytes: &[u8], addr: u64) -> Vec<Instruction> {
+    let mut decoder = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
+    let mut out = Vec::new();
+    while decoder.can_decode() {
+        out.push(decoder.decode());
+    }
+    out
+}
+
+/// The direct target of a branch or call, if it has one.
+fn direct_target(i: &Instruction) -> Option<u64> {
+    let direct = matches!(
+        i.flow_control(),
+        FlowControl::UnconditionalBranch | FlowControl::ConditionalBranch | FlowControl::Call
+    ) && !matches!(i.op0_kind(), OpKind::Register | OpKind::Memory);
+    direct.then(|| i.near_branch_target())
+}
+
+/// The listing of `instrs`, their offsets from `base`, the dispatch marked
+/// (`bin` names what a call or a jump out reaches). `inside` is the
+/// function the code belongs to: a direct jump out of it is a tail call.
+pub fn listing(
+    bin: Option<&Binary>,
+    instrs: &[Instruction],
+    base: u64,
+    inside: (u64, u64),
+) -> Vec<Line> {
+    let mut formatter = IntelFormatter::new();
+    formatter.options_mut().set_hex_prefix("0x");
+    formatter.options_mut().set_hex_suffix("");
+    formatter
+        .options_mut()
+        .set_space_after_operand_separator(true);
+    let named = |t: u64| {
+        bin.and_then(|b| b.name_of(t))
+            .unwrap_or_else(|| format!("{t:#x}"))
+    };
+    let mut lines: Vec<Line> = instrs
+        .iter()
+        .map(|i| {
+            let mut text = String::new();
+            match direct_target(i) {
+                // A branch within the function by its offset, else by name.
+                Some(t) => {
+                    formatter.format_mnemonic(i, &mut text);
+                    if t >= inside.0 && t < inside.1 {
+                        let _ = write!(text, " +{}", t - base);
+                    } else {
+                        let _ = write!(text, " {}", named(t));
+                    }
+                }
+                None => formatter.format(i, &mut text),
+            }
+            Line {
+                offset: i.ip().wrapping_sub(base),
+                text,
+                note: None,
+            }
+        })
+        .collect();
+    for (k, i) in instrs.iter().enumerate() {
+        let target = direct_target(i);
+        let note = match i.flow_control() {
+            // `jmp [rip+X]`: a call's tail through a pointer slot.
+            FlowControl::IndirectBranch if i.is_ip_rel_memory_operand() => {
+                let to = bin.and_then(|b| b.slot_target(i.ip_rel_memory_address()));
+                Some(format!(
+                    "jump to {}",
+                    to.map_or("a function".to_owned(), named)
+                ))
+            }
+            FlowControl::IndirectBranch if i.op0_kind() == OpKind::Memory => {
+                Some("dispatch: load the next handler and jump to it".to_owned())
+            }
+            FlowControl::IndirectBranch => {
+                let reg = i.op0_register().full_register();
+                if let Some(load) = (0..k).rev().find(|&j| writes_from_memory(&instrs[j], reg)) {
+                    lines[load].note = Some(if instrs[load].mnemonic() == Mnemonic::Movsxd {
+                        "dispatch: the next arm's offset from the jump table".to_owned()
+                    } else {
+                        "dispatch: load the next handler".to_owned()
+                    });
+                }
+                Some("dispatch: jump to it".to_owned())
+            }
+            FlowControl::UnconditionalBranch => match target {
+                Some(t) if t < inside.0 || t >= inside.1 => {
+                    Some(format!("dispatch: jump to {}", named(t)))
+                }
+                Some(t) if instrs.get(k + 1).is_some_and(|n| n.ip() == t) => {
+                    Some("(followed)".to_owned())
+                }
+                _ => None,
+            },
+            FlowControl::Return => Some("return to the loop".to_owned()),
+            FlowControl::Call => target.map(|t| format!("call {}", named(t))),
+            FlowControl::IndirectCall if i.is_ip_rel_memory_operand() => {
+                let to = bin.and_then(|b| b.slot_target(i.ip_rel_memory_address()));
+                Some(format!(
+                    "call {}",
+                    to.map_or("a function".to_owned(), named)
+                ))
+            }
+            _ => None,
+        };
+        if note.is_some() {
+            lines[k].note = note;
+        }
+    }
+    lines
+}
+
+/// Whether `i` writes register `reg` (full width) from memory: a handler
+/// pointer loaded from a table or an instruction.
+fn writes_from_memory(i: &Instruction, reg: Register) -> bool {
+    i.op_count() == 2
+        && i.op0_kind() == OpKind::Register
+        && i.op0_register().full_register() == reg
+        && i.op1_kind() == OpKind::Memory
+}
+
+/// The arm of the loop function `f` that runs entry `index` of its jump
+/// table (`arms` entries): where LLVM put the `match` on the handler index,
+/// a table of 32-bit offsets from its own address (`lea` of the table,
+/// `movsxd` of an entry, `add`, `jmp`). The arm is its path from its entry
+/// to the next dispatch: the straight line, each jump within the loop
+/// followed, a conditional branch not taken (the common path), up to the
+/// loop's indirect jump, a return or a jump out. `Err` says why it was not
+/// found.
+pub fn arm(
+    bin: &Binary,
+    f: &Function<'_>,
+    index: u8,
+    arms: usize,
+) -> Result<Vec<Instruction>, String> {
+    let instrs = decode(f.bytes, f.addr);
+    let end = f.addr + f.bytes.len() as u64;
+    let inside = |t: u64| t >= f.addr && t < end;
+    let mut targets = None;
+    for (k, i) in instrs.iter().enumerate() {
+        if !(i.flow_control() == FlowControl::IndirectBranch && i.op0_kind() == OpKind::Register) {
+            continue;
+        }
+        // The entry's load, `movsxd reg, [base + index*4]`, then the
+        // table's address: the last `lea base, [rip+X]` before it.
+        let Some(entry) = instrs[..k]
+            .iter()
+            .rev()
+            .take(4)
+            .find(|j| j.mnemonic() == Mnemonic::Movsxd && j.op1_kind() == OpKind::Memory)
+        else {
+            continue;
+        };
+        let table_reg = entry.memory_base();
+        let Some(table) = instrs[..k]
+            .iter()
+            .rev()
+            .find(|j| {
+                j.mnemonic() == Mnemonic::Lea
+                    && j.op0_register().full_register() == table_reg.full_register()
+                    && j.is_ip_rel_memory_operand()
+            })
+            .map(|j| j.ip_rel_memory_address())
+        else {
+            continue;
+        };
+        let Some(raw) = bin.bytes_at(table, 4 * arms as u64) else {
+            continue;
+        };
+        let t: Vec<u64> = raw
+            .chunks_exact(4)
+            .map(|c| table.wrapping_add(i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64 as u64))
+            .collect();
+        if t.iter().all(|&t| inside(t)) {
+            targets = Some(t);
+            break;
+        }
+    }
+    let targets =
+        targets.ok_or_else(|| format!("{}: no jump table over the handler index found", f.name))?;
+    // The path from the arm's entry.
+    let at = |ip: u64| instrs.binary_search_by_key(&ip, Instruction::ip).ok();
+    let mut k = at(targets[usize::from(index)]).ok_or("the arm's entry is not an instruction")?;
+    let mut path = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    while path.len() < 4096 && seen.insert(k) {
+        let i = instrs[k];
+        path.push(i);
+        match i.flow_control() {
+            FlowControl::UnconditionalBranch => {
+                match direct_target(&i).filter(|&t| inside(t)).and_then(at) {
+                    Some(next) => k = next,
+                    None => break,
+                }
+            }
+            FlowControl::IndirectBranch | FlowControl::Return => break,
+            _ => k += 1,
+        }
+        if k >= instrs.len() {
+            break;
+        }
+    }
+    Ok(path)
+}
