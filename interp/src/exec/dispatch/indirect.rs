@@ -21,16 +21,6 @@ impl Central for Indirect {
     }
 }
 
-/// The address of the handler of handler index `index` (explain.rs).
-pub(crate) fn entry<O: Observer>(index: usize) -> usize {
-    macro_rules! entries {
-        ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident;)*) => {
-            [$($indirect::<O, Indirect> as IndirectHandler as usize,)*]
-        };
-    }
-    for_each_handler!(entries)[index]
-}
-
 loop_entry! {
     "indirect";
     /// Runs from `ip` until an exit.

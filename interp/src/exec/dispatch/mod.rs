@@ -62,7 +62,9 @@ pub mod explain;
 mod generate;
 #[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
 pub(crate) mod generic;
+// Generated (generate.rs), its layout the generator's.
 #[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
+#[rustfmt::skip]
 pub(crate) mod handlers;
 #[cfg(feature = "indirect")]
 pub(crate) mod indirect;
