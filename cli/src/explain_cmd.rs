@@ -162,6 +162,12 @@ fn show(bin: &Binary, d: Dispatch, u: Unit, code: &Code) -> (String, Option<Vec<
     };
     let lines = listing(Some(bin), &instrs, f.addr, whole);
     let _ = writeln!(head, "   symbol: {}", f.name);
+    if code.kind != Kind::Arm && !f.name.contains(&format!("::{}::", code.name)) {
+        let _ = writeln!(
+            head,
+            "   (no symbol of its own: LLVM merged it with this identical function)"
+        );
+    }
     if code.kind == Kind::Arm {
         let _ = writeln!(
             head,

@@ -10,6 +10,7 @@ use iced_x86::{
 };
 use std::fmt::Write as _;
 
+use kmst::exec::dispatch::explain;
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
 /// A function symbol of the binary.
@@ -244,7 +245,9 @@ pub fn listing(
             }
         })
         .collect();
+    let roles = Roles::of(instrs);
     for (k, i) in instrs.iter().enumerate() {
+        lines[k].note = roles.note(i);
         let target = direct_target(i);
         let note = match i.flow_control() {
             // `jmp [rip+X]`: a call's tail through a pointer slot.
@@ -294,6 +297,113 @@ pub fn listing(
         }
     }
     lines
+}
+
+/// What a listing's registers hold, read from its memory operands: the
+/// instruction pointer (the base of the loads of an instruction's fields,
+/// `kmst::exec::dispatch::explain::inst_fields`) and the register file
+/// (the base of the loads and stores scaled by 4).
+struct Roles {
+    ip: Option<Register>,
+    regs: Option<Register>,
+    fields: [(usize, usize, &'static str); 6],
+}
+
+impl Roles {
+    fn of(instrs: &[Instruction]) -> Roles {
+        let fields = explain::inst_fields();
+        let most = |pick: &dyn Fn(&Instruction) -> Option<Register>| {
+            let mut counts: Vec<(Register, usize)> = Vec::new();
+            for r in instrs.iter().filter_map(pick) {
+                match counts.iter_mut().find(|(x, _)| *x == r) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((r, 1)),
+                }
+            }
+            counts.into_iter().max_by_key(|&(_, n)| n).map(|(r, _)| r)
+        };
+        // A byte load of a register field (a, b or c) or the op byte.
+        let ip = most(&|i: &Instruction| {
+            let byte_field = fields.iter().any(|&(at, size, _)| {
+                size == 1
+                    && (at as u64 == i.memory_displacement64()
+                        || (at + explain::INST_LEN) as u64 == i.memory_displacement64())
+            });
+            (memory_operand(i)
+                && i.memory_index() == Register::None
+                && i.memory_size().size() == 1
+                && byte_field)
+                .then(|| i.memory_base().full_register())
+        });
+        let regs = most(&|i: &Instruction| {
+            (memory_operand(i)
+                && i.memory_index() != Register::None
+                && i.memory_index_scale() == 4
+                && i.memory_size().size() == 4
+                && i.mnemonic() != Mnemonic::Movsxd)
+                .then(|| i.memory_base().full_register())
+        });
+        Roles { ip, regs, fields }
+    }
+
+    /// What `i` does with the instruction pointer, the register file or the
+    /// fuel, where that can be read from it.
+    fn note(&self, i: &Instruction) -> Option<String> {
+        let len = explain::INST_LEN as u64;
+        if memory_operand(i)
+            && i.memory_index() == Register::None
+            && Some(i.memory_base().full_register()) == self.ip
+            && self.ip.is_some()
+        {
+            let d = i.memory_displacement64();
+            let (next, d) = if d >= len {
+                ("the next instruction's ", d - len)
+            } else {
+                ("", d)
+            };
+            let field = self.fields.iter().find(|&&(at, _, _)| at as u64 == d)?;
+            return Some(format!("{next}{}", field.2));
+        }
+        if memory_operand(i)
+            && i.memory_index() != Register::None
+            && Some(i.memory_base().full_register()) == self.regs
+            && self.regs.is_some()
+        {
+            let store = i.op0_kind() == OpKind::Memory;
+            return Some(if store {
+                "a register written".to_owned()
+            } else {
+                "a register read".to_owned()
+            });
+        }
+        let on_ip =
+            i.op0_kind() == OpKind::Register && Some(i.op0_register().full_register()) == self.ip;
+        let steps = (i.mnemonic() == Mnemonic::Add && on_ip && i.immediate(1) == len)
+            || (i.mnemonic() == Mnemonic::Lea
+                && i.memory_base().full_register() == self.ip.unwrap_or(Register::None)
+                && i.memory_index() == Register::None
+                && i.memory_displacement64() == len);
+        if steps {
+            return Some("the next instruction".to_owned());
+        }
+        if i.mnemonic() == Mnemonic::Dec {
+            return Some("fuel: one unit counted".to_owned());
+        }
+        if i.mnemonic() == Mnemonic::And
+            && i.op_count() == 2
+            && i.op1_kind() != OpKind::Register
+            && i.op1_kind() != OpKind::Memory
+            && i.immediate(1) as u32 == !u32::from(explain::HEAD_BIT)
+        {
+            return Some("the head bit cleared: the handler index".to_owned());
+        }
+        None
+    }
+}
+
+/// Whether one of `i`'s operands is memory (not a `lea`'s address).
+fn memory_operand(i: &Instruction) -> bool {
+    i.mnemonic() != Mnemonic::Lea && (0..i.op_count()).any(|n| i.op_kind(n) == OpKind::Memory)
 }
 
 /// Whether `i` writes register `reg` (full width) from memory: a handler

@@ -8,9 +8,42 @@
 use std::fmt;
 
 use super::Dispatch;
-use crate::exec::inst::{HANDLERS, HEAD};
+use crate::exec::inst::{HANDLERS, HEAD, Inst};
 use crate::exec::observer::NoObserver;
 use crate::ops::Opcode;
+
+/// The fields of a pre-decoded instruction as `(offset, size, what)`, in
+/// bytes, for reading a handler's loads (`kmst explain`); an instruction
+/// is [`INST_LEN`] bytes, the next one right after it.
+pub fn inst_fields() -> [(usize, usize, &'static str); 6] {
+    use std::mem::offset_of;
+    /// The size of the field `f` reads.
+    fn size<T>(_: fn(&Inst) -> &T) -> usize {
+        std::mem::size_of::<T>()
+    }
+    [
+        (
+            offset_of!(Inst, handler),
+            size(|i| &i.handler),
+            "handler (threaded)",
+        ),
+        (
+            offset_of!(Inst, op),
+            size(|i| &i.op),
+            "op byte: the handler index",
+        ),
+        (offset_of!(Inst, a), size(|i| &i.a), "field a"),
+        (offset_of!(Inst, b), size(|i| &i.b), "field b"),
+        (offset_of!(Inst, c), size(|i| &i.c), "field c"),
+        (offset_of!(Inst, imm), size(|i| &i.imm), "imm"),
+    ]
+}
+
+/// The size of a pre-decoded instruction, in bytes.
+pub const INST_LEN: usize = std::mem::size_of::<Inst>();
+
+/// The bit of the `op` byte that marks a block's head.
+pub const HEAD_BIT: u8 = HEAD;
 
 /// A unit: a micro-op, `End`, a superinstruction or an operand variant,
 /// by its name in handlers.rs (`add`, `add_b`, `addi_jlt_in_place`).
