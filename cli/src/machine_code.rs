@@ -259,6 +259,13 @@ pub fn listing(
                 ))
             }
             FlowControl::IndirectBranch if i.op0_kind() == OpKind::Memory => {
+                let base = i.memory_base().full_register();
+                if let Some(lea) = (0..k).rev().find(|&j| {
+                    instrs[j].mnemonic() == Mnemonic::Lea
+                        && instrs[j].op0_register().full_register() == base
+                }) {
+                    lines[lea].note = Some("the handler table's address".to_owned());
+                }
                 Some("dispatch: load the next handler and jump to it".to_owned())
             }
             FlowControl::IndirectBranch => {
@@ -269,6 +276,14 @@ pub fn listing(
                     } else {
                         "dispatch: load the next handler".to_owned()
                     });
+                    // `add reg, table`: the arm's address.
+                    if let Some(add) = (load + 1..k).find(|&j| {
+                        instrs[j].mnemonic() == Mnemonic::Add
+                            && instrs[j].op0_kind() == OpKind::Register
+                            && instrs[j].op0_register().full_register() == reg
+                    }) {
+                        lines[add].note = Some("plus the table's address".to_owned());
+                    }
                 }
                 Some("dispatch: jump to it".to_owned())
             }
@@ -362,6 +377,13 @@ impl Roles {
                 ("", d)
             };
             let field = self.fields.iter().find(|&&(at, _, _)| at as u64 == d)?;
+            if i.mnemonic() == Mnemonic::Sub {
+                // A head subtracts its block's length, kept in this field.
+                return Some(format!(
+                    "fuel: the block charged (its length, in {})",
+                    field.2
+                ));
+            }
             return Some(format!("{next}{}", field.2));
         }
         if memory_operand(i)
