@@ -310,6 +310,19 @@ fn camel(name: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Each unit's line in handlers.rs holds its row, which names its
+    /// handlers after it.
+    #[test]
+    fn each_units_line_holds_its_row() {
+        let file = include_str!("handlers.rs");
+        let lines: Vec<&str> = file.lines().collect();
+        for u in Unit::all() {
+            let at = u.line() as usize;
+            assert_eq!(lines[at - 1], "named! {", "{u}");
+            assert!(lines[at + 2].trim_start().starts_with(&format!("{u}_counted, ")), "{u}");
+        }
+    }
+
     #[test]
     fn units_are_found_by_name_and_mnemonic() {
         // ADD is the third micro-op of the definition list (ops.rs).

@@ -230,7 +230,8 @@ handler_fn! {
     }
 }
 
-/// Declares one unit's named handlers (handlers.rs, one row a unit): its
+/// Declares one unit's named handlers (handlers.rs, one row a unit, its
+/// names in the order of `KINDS` in scripts/gen-handlers.py): its
 /// counted, charged and head handlers (tail, threaded), its subroutine and
 /// its indirect handler, each the template above of the same kind for
 /// this unit, each declared only where its variant is built.

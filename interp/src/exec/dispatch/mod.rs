@@ -58,11 +58,9 @@ macro_rules! loop_entry {
 pub(crate) mod chain;
 #[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
 pub mod explain;
-#[cfg(all(test, feature = "chain", feature = "subroutine", feature = "indirect"))]
-mod generate;
 #[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
 pub(crate) mod generic;
-// Generated (generate.rs), its layout the generator's.
+// Generated (scripts/gen-handlers.py), its layout the generator's.
 #[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
 #[rustfmt::skip]
 pub(crate) mod handlers;
