@@ -59,3 +59,32 @@ handler_fn! {
 
 /// [`unset`] as a [`Handler`].
 pub(crate) const UNSET: Handler = unset;
+
+/// A loop's entry: a `pub(crate) unsafe fn` of the handler contract's
+/// arguments (handler.rs) that, in the unit tests, first notes that the
+/// loop of `$variant` was entered (`entered`, read by the test that each
+/// variant runs its own loop), then runs `$body`. A build of the switch
+/// or loop_match variant alone declares none.
+#[allow(unused_macros)]
+macro_rules! loop_entry {
+    (
+        $variant:expr;
+        $(#[$attr:meta])*
+        fn $name:ident<$($g:ident: $bound:path),*>($ip:ident, $regs:ident, $ctx:ident, $fuel:ident)
+        $body:block
+    ) => {
+        $(#[$attr])*
+        pub(crate) unsafe fn $name<$($g: $bound),*>(
+            $ip: *const Inst,
+            $regs: *mut u32,
+            $ctx: *mut (),
+            $fuel: u32,
+        ) -> Exit {
+            #[cfg(test)]
+            crate::exec::entered::note($variant);
+            $body
+        }
+    };
+}
+#[allow(unused_imports)] // used where a loop variant is built
+pub(crate) use loop_entry;

@@ -27,8 +27,6 @@ pub(crate) mod entered;
 pub(crate) mod handler;
 pub(crate) mod hint;
 pub(crate) mod inst;
-#[cfg(feature = "jit")]
-pub(crate) mod lower;
 pub mod observer;
 pub(crate) mod operand;
 pub(crate) mod template;
@@ -37,10 +35,11 @@ pub(crate) mod kernel;
 // L2, the bodies and the fuel of one step:
 pub(crate) mod bodies;
 pub(crate) mod step;
-// L3, the compiled tier and the decoder:
-pub(crate) mod decode;
+// L3, the decoder and the compiled tiers (compiled/: its lower.rs is a
+// leaf type, its loops are dispatch loops, L4):
 #[cfg(feature = "jit")]
-pub(crate) mod jit;
+pub(crate) mod compiled;
+pub(crate) mod decode;
 // L4, the dispatch loops and the one place a variant is chosen:
 pub mod dispatch;
 // L5, the machine: streams, turns, passes, the host phase:
@@ -57,7 +56,7 @@ use crate::types::{Params, Scenario, ScenarioResult, SimResult};
 /// runs its programs with the subroutine loop).
 #[cfg(feature = "jit")]
 pub fn jit_available() -> Result<(), String> {
-    jit::available()
+    compiled::cranelift::available()
 }
 
 /// Runs the check and then the stream with `dispatch` (the same answer as

@@ -14,9 +14,9 @@
 use std::marker::PhantomData;
 
 use super::bodies::{Ctx, OpBody};
-use super::inst::{Exit, Flow, HANDLERS, Inst, OpIndex};
 #[cfg(feature = "jit")]
-use super::lower::{Emit, Lowered};
+use super::compiled::lower::{Emit, Lowered};
+use super::inst::{Exit, Flow, HANDLERS, Inst, OpIndex};
 use super::observer::Observer;
 use super::operand::{Reads, Regs, Src, reads};
 use crate::ops::Opcode;

@@ -3,9 +3,9 @@
 //! Registers are u32 and arithmetic wraps (docs/spec.md "Micro-ops").
 
 use super::{Ctx, Exit, Flow, OpBody, Src, run_acc, run_via_acc};
-use crate::exec::inst::Inst;
 #[cfg(feature = "jit")]
-use crate::exec::lower::{Emit, Lowered};
+use crate::exec::compiled::lower::{Emit, Lowered};
+use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
 use crate::exec::operand::{get, operand_b, operand_c, set};
 use crate::types::Reason;

@@ -1,9 +1,9 @@
 //! Jumps (JMP, JLT, JEQ, JNZ) and the `End` sentinel past the last micro-op.
 
 use super::{Ctx, Exit, Flow, OpBody, Src, interpreted, run_via_acc};
-use crate::exec::inst::Inst;
 #[cfg(feature = "jit")]
-use crate::exec::lower::{Cmp, Emit, Lowered, target_pc};
+use crate::exec::compiled::lower::{Cmp, Emit, Lowered, target_pc};
+use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
 use crate::exec::operand::{operand_a, operand_b};
 use crate::types::Reason;

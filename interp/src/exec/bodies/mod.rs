@@ -18,11 +18,11 @@ pub(crate) use arith::*;
 pub(crate) use control::*;
 pub(crate) use kernel_facing::*;
 
+#[cfg(feature = "jit")]
+use super::compiled::lower::{Emit, Lowered};
 use super::inst::Inst;
 pub(crate) use super::inst::{Exit, Flow};
 use super::kernel::{Kernel, Refusal, StreamMeta};
-#[cfg(feature = "jit")]
-use super::lower::{Emit, Lowered};
 use super::observer::Observer;
 pub(crate) use super::operand::{Regs, Src};
 use super::template::Tmpl;
@@ -52,7 +52,7 @@ pub(crate) struct Ctx<O: Observer> {
     pub spanning: bool,
     /// The stream's program compiled (the `jit` variant), when it is.
     #[cfg(feature = "jit")]
-    pub code: Option<crate::exec::lower::Compiled>,
+    pub code: Option<crate::exec::compiled::lower::Compiled>,
     /// The stream's `Program` (decode/, a layer above this one, hence
     /// erased), for the `tiered` variant, which compiles it once it is hot.
     #[cfg(feature = "jit")]
@@ -137,7 +137,7 @@ pub(crate) trait OpBody: Named {
     /// pointers are live and unaliased for the call.
     unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow;
 
-    /// Builds the micro-op `i` for the compiled tier (exec/lower.rs), as
+    /// Builds the micro-op `i` for the compiled tier (exec/compiled/lower.rs), as
     /// [`OpBody::run`] does it: the one definition of what it does, twice
     /// written side by side.
     #[cfg(feature = "jit")]

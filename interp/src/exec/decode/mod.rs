@@ -41,10 +41,10 @@ pub(crate) struct Program {
     /// without one is moved into the machine on every run (D34); counted,
     /// so that the clones a [`Prepared`](crate::exec::Prepared) gives its
     /// runs share one compile.
-    pub code: std::cell::OnceCell<std::rc::Rc<super::jit::Code>>,
+    pub code: std::cell::OnceCell<std::rc::Rc<super::compiled::cranelift::Code>>,
     /// The `tiered` variant's count down to hot: the micro-ops turns that
     /// ended for want of fuel still have to run before it compiles the
-    /// program (dispatch/tiered.rs; [`Program::heat`]).
+    /// program (compiled/tiered.rs; [`Program::heat`]).
     #[cfg(feature = "jit")]
     pub cold: std::cell::Cell<u64>,
 }
@@ -75,15 +75,15 @@ impl Program {
     /// The compiled program's function, compiling it on first use; `None`
     /// where Cranelift has no backend for this host (the `jit` and `tiered`
     /// variants then run the subroutine loop).
-    pub fn compiled(&self) -> Option<super::lower::Compiled> {
+    pub fn compiled(&self) -> Option<super::compiled::lower::Compiled> {
         if let Some(code) = self.code.get() {
             return Some(code.entry());
         }
         // Where Cranelift has a backend, compiling a checked upload cannot
         // fail but by a defect of the compiler: say so at once.
-        match super::jit::Code::compile(&self.insts) {
+        match super::compiled::cranelift::Code::compile(&self.insts) {
             Ok(code) => Some(self.code.get_or_init(|| std::rc::Rc::new(code)).entry()),
-            Err(_) if super::jit::available().is_err() => None,
+            Err(_) if super::compiled::cranelift::available().is_err() => None,
             Err(e) => panic!("the compiled tier failed on a checked upload: {e}"),
         }
     }

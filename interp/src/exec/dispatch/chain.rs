@@ -9,6 +9,7 @@ use std::marker::PhantomData;
 
 use super::generic::NextHandler;
 use super::handlers::*;
+use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, Free, HANDLERS, HEAD, Handler, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;
 

@@ -268,17 +268,21 @@ pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, String> {
 pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, String> {
     use crate::check::CheckedUpload;
     use crate::exec::decode::Program;
-    crate::exec::jit::available()?;
+    crate::exec::compiled::cranelift::available()?;
     let checked = CheckedUpload::new(upload, upload.len() as u64)
         .map_err(|e| format!("the check rejects the upload: {e}"))?;
     let p = Program::decode(&checked);
     let mut regions = Vec::new();
-    crate::exec::jit::Code::compile_seen(&p.insts, crate::exec::jit::REGION, &mut |pcs, code| {
-        regions.push(Region {
-            pcs,
-            code: code.to_vec(),
-        })
-    })?;
+    crate::exec::compiled::cranelift::Code::compile_seen(
+        &p.insts,
+        crate::exec::compiled::cranelift::REGION,
+        &mut |pcs, code| {
+            regions.push(Region {
+                pcs,
+                code: code.to_vec(),
+            })
+        },
+    )?;
     Ok(regions)
 }
 
@@ -319,7 +323,12 @@ mod tests {
         for u in Unit::all() {
             let at = u.line() as usize;
             assert_eq!(lines[at - 1], "named! {", "{u}");
-            assert!(lines[at + 2].trim_start().starts_with(&format!("{u}_counted, ")), "{u}");
+            assert!(
+                lines[at + 2]
+                    .trim_start()
+                    .starts_with(&format!("{u}_counted, ")),
+                "{u}"
+            );
         }
     }
 

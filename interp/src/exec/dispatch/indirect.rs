@@ -8,6 +8,7 @@
 use super::generic::{Central, IndirectHandler};
 use super::handlers::*;
 use crate::exec::handler::handler_fn;
+use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, Inst, OpIndex};
 use crate::exec::observer::Observer;
 

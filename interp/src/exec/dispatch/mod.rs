@@ -17,7 +17,7 @@
 //! - `loop_match` (feature `loop_match`, nightly): the switch loop as a
 //!   `#[loop_match]` state machine;
 //! - `jit` (feature `jit`): the program compiled with Cranelift
-//!   (exec/jit/), the micro-ops that read or change the kernel run by the
+//!   (exec/compiled/cranelift/), the micro-ops that read or change the kernel run by the
 //!   subroutine loop's units one at a time;
 //! - `tiered` (feature `jit`): the tail-call table (else the subroutine
 //!   loop) until the program is hot, then the `jit` variant's loop.
@@ -26,33 +26,6 @@
 //! charged and head handlers generated from the same bodies, charging a
 //! block's fuel at its head. The other four count the fuel per micro-op
 //! through the same units (`step::Unit`), or, the switch loop, the bodies.
-
-/// A loop's entry: a `pub(crate) unsafe fn` of the handler contract's
-/// arguments (handler.rs) that, in the unit tests, first notes that the
-/// loop of `$variant` was entered (`entered`, read by the test that each
-/// variant runs its own loop), then runs `$body`. A build of the switch
-/// or loop_match variant alone declares none.
-#[allow(unused_macros)]
-macro_rules! loop_entry {
-    (
-        $variant:expr;
-        $(#[$attr:meta])*
-        fn $name:ident<$($g:ident: $bound:path),*>($ip:ident, $regs:ident, $ctx:ident, $fuel:ident)
-        $body:block
-    ) => {
-        $(#[$attr])*
-        pub(crate) unsafe fn $name<$($g: $bound),*>(
-            $ip: *const Inst,
-            $regs: *mut u32,
-            $ctx: *mut (),
-            $fuel: u32,
-        ) -> Exit {
-            #[cfg(test)]
-            crate::exec::entered::note($variant);
-            $body
-        }
-    };
-}
 
 #[cfg(feature = "chain")]
 pub(crate) mod chain;
@@ -66,8 +39,6 @@ pub(crate) mod generic;
 pub(crate) mod handlers;
 #[cfg(feature = "indirect")]
 pub(crate) mod indirect;
-#[cfg(feature = "jit")]
-pub(crate) mod jit;
 #[cfg(feature = "loop_match")]
 pub(crate) mod loop_match;
 #[cfg(feature = "subroutine")]
@@ -78,8 +49,6 @@ pub(crate) mod switch;
 pub(crate) mod tail;
 #[cfg(feature = "threaded")]
 pub(crate) mod threaded;
-#[cfg(feature = "jit")]
-pub(crate) mod tiered;
 
 use std::fmt;
 use std::str::FromStr;
@@ -189,7 +158,7 @@ impl FromStr for Dispatch {
 /// threaded variant stores each instruction's handler in it; the compiled
 /// tier compiles it, once (if it cannot, here, its variant runs the
 /// program with the subroutine loop: `jit::available` says why); the
-/// tiered variant compiles it later, if it gets hot (dispatch/tiered.rs).
+/// tiered variant compiles it later, if it gets hot (compiled/tiered.rs).
 pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
     #[cfg(feature = "threaded")]
     if dispatch == Dispatch::Threaded {
@@ -234,7 +203,7 @@ pub(crate) unsafe fn enter<O: Observer>(
     #[cfg(feature = "jit")]
     if dispatch == Dispatch::Tiered {
         // SAFETY: the caller's contract, which the loop's entry states.
-        return unsafe { tiered::run::<O>(ip, regs, ctx, fuel) };
+        return unsafe { crate::exec::compiled::tiered::run::<O>(ip, regs, ctx, fuel) };
     }
     // SAFETY: the caller's contract.
     unsafe { enter_other::<O>(dispatch, ip, regs, ctx, fuel) }
@@ -269,9 +238,9 @@ unsafe fn enter_other<O: Observer>(
             #[cfg(feature = "loop_match")]
             Dispatch::LoopMatch => loop_match::run::<O>(ip, regs, ctx, fuel),
             #[cfg(feature = "jit")]
-            Dispatch::Jit => jit::run::<O>(ip, regs, ctx, fuel),
+            Dispatch::Jit => crate::exec::compiled::cranelift::run::run::<O>(ip, regs, ctx, fuel),
             #[cfg(feature = "jit")]
-            Dispatch::Tiered => tiered::run::<O>(ip, regs, ctx, fuel),
+            Dispatch::Tiered => crate::exec::compiled::tiered::run::<O>(ip, regs, ctx, fuel),
         }
     }
 }

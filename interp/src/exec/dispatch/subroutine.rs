@@ -9,6 +9,7 @@ use std::marker::PhantomData;
 
 use super::generic::Sub;
 use super::handlers::*;
+use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, HANDLERS, HEAD, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;
 use crate::exec::step::exit_at;

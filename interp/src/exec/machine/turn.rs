@@ -497,7 +497,7 @@ mod tests {
         s
     }
 
-    /// The tiered variant (dispatch/tiered.rs) with one stream: `acc = 0;
+    /// The tiered variant (compiled/tiered.rs) with one stream: `acc = 0;
     /// n = N; loop: acc += 3; n -= 1; jnz n loop; halt acc`. HALT is
     /// micro-op k = 2 + 3N of the run and ends it with acc = 3N; with a
     /// budget of 64 it runs in pass k / 64 (S17), so the answer has

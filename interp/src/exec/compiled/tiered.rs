@@ -1,6 +1,6 @@
 //! The tiered variant (feature `jit`): a program starts in the tail-call
 //! table (the subroutine loop where that variant is not built) and moves
-//! to the compiled tier (`jit.rs`) once it is hot: when the turns that ran
+//! to the compiled tier (`cranelift/run.rs`) once it is hot: when the turns that ran
 //! out of fuel have run about as many micro-ops as its compile costs
 //! (`Program::heat`, decode/'s `BREAK_EVEN`, D33). A program whose turns
 //! end on the kernel (waits, full slots) never gets hot: compiled code
@@ -9,9 +9,10 @@
 //! happens between two entries into the loops, where the pc and the
 //! registers are the stream's own, so every answer is that of either tier.
 
-use super::jit;
+use super::cranelift::run as jit;
 use crate::exec::bodies::Ctx;
 use crate::exec::decode::Program;
+use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, Inst};
 use crate::exec::observer::Observer;
 
@@ -117,8 +118,10 @@ unsafe fn interpret<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), 
     // tail-call table needs no preparation of the program).
     unsafe {
         #[cfg(feature = "tail")]
-        return super::chain::enter::<O, super::tail::Tail<O>>(ip, regs, ctx, fuel);
+        return crate::exec::dispatch::chain::enter::<O, crate::exec::dispatch::tail::Tail<O>>(
+            ip, regs, ctx, fuel,
+        );
         #[cfg(not(feature = "tail"))]
-        return super::subroutine::run::<O>(ip, regs, ctx, fuel);
+        return crate::exec::dispatch::subroutine::run::<O>(ip, regs, ctx, fuel);
     }
 }

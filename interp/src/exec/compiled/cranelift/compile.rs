@@ -26,8 +26,8 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::lowering::{lower, op_index};
 use super::plan::Plan;
+use crate::exec::compiled::lower::{Cmp, Emit, Lowered};
 use crate::exec::inst::{HEAD, Inst};
-use crate::exec::lower::{Cmp, Emit, Lowered};
 use crate::format::REGISTERS;
 
 /// The kind bit that says the fuel does not cover the block at `pc`: the

@@ -17,7 +17,7 @@
 //!   the turn runs in the interpreter, so the turn still ends after exactly
 //!   the micro-op S17 says. A turn that begins anywhere else (where the last
 //!   one's fuel ran out) runs in the interpreter up to an entry
-//!   (dispatch/jit.rs).
+//!   (compiled/cranelift/run.rs).
 //! - **Charges**: a block is charged whole where control enters it, from
 //!   that pc to its end ([`Plan::rem`]), as the interpreter's head handler
 //!   charges it; a micro-op left to the interpreter gives its part back.

@@ -1,19 +1,20 @@
 //! The compiled tier's loop (feature `jit`): the stream's program runs as
-//! compiled code (exec/jit/), a region's function at a time, until it
+//! compiled code (exec/compiled/cranelift/), a region's function at a time, until it
 //! reaches a micro-op the interpreter runs (one that reads or changes the
 //! kernel, HALT, MOD by 0, `End`), which runs as one unit of the
 //! subroutine loop before the compiled code goes on; a jump to another
 //! region enters that region's function; a turn that begins past a block's
-//! head runs unit by unit up to the next entry (jit/plan.rs); and when the
+//! head runs unit by unit up to the next entry (cranelift/plan.rs); and when the
 //! fuel does not cover the next block, the rest of the turn (fewer
 //! micro-ops than the block) runs in the subroutine loop.
 //! Without compiled code (no backend for this host), or with an observer
 //! that hears every micro-op, the subroutine loop runs the whole turn.
 
-use super::subroutine;
+use super::{GO, PC_MASK, SHORT, call, entry_at};
 use crate::exec::bodies::Ctx;
+use crate::exec::dispatch::subroutine;
+use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, Inst};
-use crate::exec::jit::{GO, PC_MASK, SHORT, call, entry_at};
 use crate::exec::observer::Observer;
 use crate::exec::step::exit_at;
 
@@ -72,8 +73,8 @@ loop_entry! {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Code;
     use crate::check::CheckedUpload;
-    use crate::exec::jit::Code;
     use crate::exec::{Dispatch, Machine, NoObserver};
     use crate::format::{Header, MicroOp, Upload};
     use crate::ops::Opcode::{self, *};

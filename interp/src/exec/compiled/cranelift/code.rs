@@ -17,8 +17,8 @@ use cranelift_module::{Module, default_libcall_names};
 
 use super::compile;
 use super::plan::{self, Plan};
+use crate::exec::compiled::lower::{Compiled, Entry};
 use crate::exec::inst::Inst;
-use crate::exec::lower::{Compiled, Entry};
 
 /// `Ok` when Cranelift has a backend for this host, else what is missing.
 pub(crate) fn available() -> Result<(), String> {

@@ -4,8 +4,8 @@
 //! it interprets, which registers it touches, where it jumps), for the
 //! plan (plan.rs) and the builder (compile.rs) alike.
 
+use crate::exec::compiled::lower::{Cmp, Emit, Lowered};
 use crate::exec::inst::{HEAD, Inst, OpIndex};
-use crate::exec::lower::{Cmp, Emit, Lowered};
 use crate::exec::step::{Unit, for_each_unit};
 
 /// The dense index of a decoded `op` byte.

@@ -2,10 +2,10 @@
 //! what the compiled tier needs to build one micro-op, and nothing of the
 //! compiler that builds it. Each body says how it lowers beside its run
 //! (`OpBody::lower`, bodies/), so a micro-op without a lowering is a compile
-//! error; `jit/compile.rs` implements [`Emit`] with Cranelift. Beside
-//! [`inst`](super::inst) at the bottom of the interpreter.
+//! error; `cranelift/compile.rs` implements [`Emit`] with Cranelift. Beside
+//! [`inst`](crate::exec::inst) at the bottom of the interpreter.
 
-use super::inst::Inst;
+use crate::exec::inst::Inst;
 
 /// How a compared pair decides a conditional jump.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +79,6 @@ pub(crate) type Entry = unsafe extern "C" fn(*mut u32, u32, u32) -> u64;
 
 /// A compiled program (jit/): for each pc, the function of the region that
 /// can be entered there, or `None` where compiled code cannot be entered
-/// (jit/plan.rs); valid while the program's code lives.
+/// (cranelift/plan.rs); valid while the program's code lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Compiled(pub *const Option<Entry>);
