@@ -29,7 +29,6 @@ pub(crate) mod hint;
 pub(crate) mod inst;
 pub mod observer;
 pub(crate) mod operand;
-pub(crate) mod template;
 // L1, the kernel:
 pub(crate) mod kernel;
 // L2, the bodies and the fuel of one step:

@@ -25,7 +25,7 @@ pub(crate) use super::inst::{Exit, Flow};
 use super::kernel::{Kernel, Refusal, StreamMeta};
 use super::observer::Observer;
 pub(crate) use super::operand::{Regs, Src};
-use super::template::Tmpl;
+use super::kernel::template::Tmpl;
 use crate::ops::Opcode;
 use crate::types::Reason;
 

@@ -20,7 +20,7 @@ use super::handler::UNSET;
 use super::inst::{HEAD, Inst, MAX_BLOCK, OpIndex};
 
 mod tables;
-use super::template::{Arg, BLANK, Head, Tmpl};
+use super::kernel::template::{Arg, BLANK, Head, Tmpl};
 use tables::{
     GROUP, INVALID, JUMP, LEN_IN_IMM, NO_ACC, ROWS, RULES, Rule, STOPPING, STOPS, SUBMIT, TEMPLATE,
     VARIANTS, conditions, fuse,

@@ -11,7 +11,7 @@ use super::state::{HOST, Kernel};
 use super::stream::StreamMeta;
 use crate::exec::inst::Exit;
 use crate::exec::observer::Observer;
-use crate::exec::template::{BLANK, Tmpl};
+use crate::exec::kernel::template::{BLANK, Tmpl};
 use crate::format::{NO_REGISTER, flags};
 use crate::types::{Reason, SubmittedCommand};
 

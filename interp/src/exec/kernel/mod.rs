@@ -39,6 +39,7 @@ mod slot;
 mod slots;
 mod state;
 mod stream;
+pub(crate) mod template;
 #[cfg(test)]
 mod tests;
 

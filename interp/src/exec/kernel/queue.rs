@@ -21,7 +21,7 @@ use std::simd::cmp::SimdPartialOrd;
 #[cfg(feature = "nightly")]
 use std::simd::i16x16;
 
-use crate::exec::template::BLANK;
+use crate::exec::kernel::template::BLANK;
 use crate::format::flags;
 use crate::types::SubmittedCommand;
 

@@ -3,7 +3,7 @@
 //! from the registers.
 
 use crate::exec::hint;
-use crate::exec::template::Tmpl;
+use crate::exec::kernel::template::Tmpl;
 use crate::types::SubmittedCommand;
 
 /// Appends `record` to the answer's records (S19): SUBMIT's and the

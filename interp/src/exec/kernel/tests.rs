@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::exec::observer::NoObserver;
-use crate::exec::template::Arg;
-use crate::exec::template::{BLANK, Tmpl};
+use crate::exec::kernel::template::Arg;
+use crate::exec::kernel::template::{BLANK, Tmpl};
 use crate::format::{NO_REGISTER, flags};
 use crate::types::{Delay, Reason, ResultModel};
 use crate::types::{Params, SubmittedCommand};

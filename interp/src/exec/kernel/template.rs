@@ -1,8 +1,8 @@
 //! What the decoder makes of an upload's templates and header for the
 //! kernel: a template as SUBMIT and ENQUEUE read it ([`Tmpl`], its patches'
 //! arguments as [`Arg`]), the header fields the kernel reads ([`Head`]),
-//! and the blank record every prototype starts from ([`BLANK`]). Leaf
-//! types: the decoder writes them, the kernel reads them.
+//! and the blank record every prototype starts from ([`BLANK`]). The
+//! decoder writes them, the kernel reads them.
 
 use crate::format::{ARGS, MAX_PATCHES};
 use crate::types::SubmittedCommand;
