@@ -22,10 +22,10 @@ pub(crate) use kernel_facing::*;
 use super::compiled::lower::{Emit, Lowered};
 use super::inst::Inst;
 pub(crate) use super::inst::{Exit, Flow};
+use super::kernel::template::Tmpl;
 use super::kernel::{Kernel, Refusal, StreamMeta};
 use super::observer::Observer;
 pub(crate) use super::operand::{Regs, Src};
-use super::kernel::template::Tmpl;
 use crate::ops::Opcode;
 use crate::types::Reason;
 

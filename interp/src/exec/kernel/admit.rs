@@ -10,8 +10,8 @@ use super::slots::Taking;
 use super::state::{HOST, Kernel};
 use super::stream::StreamMeta;
 use crate::exec::inst::Exit;
-use crate::exec::observer::Observer;
 use crate::exec::kernel::template::{BLANK, Tmpl};
+use crate::exec::observer::Observer;
 use crate::format::{NO_REGISTER, flags};
 use crate::types::{Reason, SubmittedCommand};
 

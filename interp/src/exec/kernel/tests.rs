@@ -1,9 +1,9 @@
 //! Unit tests of the kernel: the models, placement, the sweep and the wheel.
 
 use super::*;
-use crate::exec::observer::NoObserver;
 use crate::exec::kernel::template::Arg;
 use crate::exec::kernel::template::{BLANK, Tmpl};
+use crate::exec::observer::NoObserver;
 use crate::format::{NO_REGISTER, flags};
 use crate::types::{Delay, Reason, ResultModel};
 use crate::types::{Params, SubmittedCommand};
