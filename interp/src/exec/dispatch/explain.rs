@@ -358,4 +358,84 @@ mod tests {
             }
         }
     }
+
+    /// The layout of docs/dispatch.md "Pre-decoding": 16 bytes, the
+    /// handler pointer first (8 bytes on a 64-bit host), then the `op`
+    /// byte, `a`, `b`, `c`, and the 4-byte imm.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn the_fields_are_the_instructions_layout() {
+        assert_eq!(INST_LEN, 16);
+        let at: Vec<(usize, usize)> = inst_fields()
+            .iter()
+            .map(|&(at, size, _)| (at, size))
+            .collect();
+        assert_eq!(at, [(0, 8), (8, 1), (9, 1), (10, 1), (11, 1), (12, 4)]);
+        assert_eq!(inst_fields()[2].2, "field a");
+        assert_eq!(HEAD_BIT, 0x40);
+    }
+
+    /// Only the compiled tiers show another variant's code, and say so.
+    #[test]
+    fn only_the_compiled_tiers_have_a_note() {
+        for &d in Dispatch::ALL {
+            let compiled = matches!(d.name(), "jit" | "tiered");
+            assert_eq!(note(d).is_some(), compiled, "{d}");
+            if let Some(n) = note(d) {
+                assert!(n.starts_with(d.name()), "{n}");
+            }
+        }
+    }
+
+    /// The subroutine loop's unit of a handler index is its table's entry,
+    /// the same at the index and at the index with the head bit.
+    #[cfg(feature = "subroutine")]
+    #[test]
+    fn a_subroutine_is_its_tables_entry() {
+        for u in Unit::all() {
+            let code = code(Dispatch::Subroutine, u);
+            assert_eq!(code.len(), 1);
+            let c = &code[0];
+            let i = usize::from(u.index);
+            assert_eq!(
+                c.addr,
+                super::super::subroutine::entry::<NoObserver>(i + usize::from(HEAD))
+            );
+            assert_eq!(c.kind, Kind::Sub);
+            assert_eq!(c.name, format!("{u}_sub"));
+        }
+    }
+
+    /// Without the compiled tier there is nothing to compile.
+    #[cfg(not(feature = "jit"))]
+    #[test]
+    fn a_build_without_the_compiled_tier_says_so() {
+        let e = compiled(&[]).unwrap_err();
+        assert!(e.contains("feature `jit`"), "{e}");
+    }
+
+    /// The compiled tier's regions of a small loop: one region holding its
+    /// micro-ops (SET, ADDI, JLT, HALT: pcs 0..4, a region holds up to
+    /// 1,024), with code; a rejected upload names the check.
+    #[cfg(feature = "jit")]
+    #[test]
+    fn an_upload_compiles_to_its_regions() {
+        if crate::exec::compiled::cranelift::available().is_err() {
+            return;
+        }
+        let mut s = crate::builder::Stream::new(0, 1_000, 1, 7).unwrap();
+        let r = s.registers(2).unwrap();
+        s.set(r[1], 10).unwrap();
+        let top = s.label();
+        s.addi(r[0], r[0], 1).unwrap();
+        s.jlt(r[0], r[1], top);
+        s.halt(r[0]);
+        let upload = s.encode().unwrap();
+        let regions = compiled(&upload).unwrap();
+        assert_eq!(regions.len(), 1);
+        assert_eq!(regions[0].pcs.start, 0);
+        assert!(!regions[0].code.is_empty());
+        let e = compiled(&upload[..10]).unwrap_err();
+        assert!(e.starts_with("the check rejects the upload"), "{e}");
+    }
 }
