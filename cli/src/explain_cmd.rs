@@ -22,9 +22,9 @@ an arm of the loop function, found through the loop's jump table. The
 listings are of the instances a plain run uses (no observer). jit compiles
 each upload: `kmst explain FILE --dispatch jit` prints that code.
 
-Exit status: 0 printed; 2 an unknown unit or variant, an upload that cannot
-be read or compiled, or a host whose machine code this cannot disassemble
-(x86-64 only).";
+Exit status: 0 printed; 1 the check rejects the upload; 2 an unknown unit
+or variant, an upload that cannot be read or compiled, or a host whose
+machine code this cannot disassemble (x86-64 only).";
 
 #[derive(clap::Args)]
 #[command(after_help = ABOUT)]
@@ -239,9 +239,16 @@ fn compiled(path: &std::path::Path, dispatches: &[Dispatch]) -> Result<ExitCode,
         )));
     }
     let data = load_upload(path)?;
-    let regions = explain::compiled(&data).map_err(|message| CliError::Input {
-        path: path.to_owned(),
-        message,
+    let regions = explain::compiled(&data).map_err(|e| match e {
+        // A verdict against the input, as `kmst check`'s.
+        explain::NotCompiled::Rejected(_) => CliError::Verdict {
+            path: path.to_owned(),
+            message: e.to_string(),
+        },
+        _ => CliError::Input {
+            path: path.to_owned(),
+            message: e.to_string(),
+        },
     })?;
     let mut out = String::new();
     for (k, r) in regions.iter().enumerate() {

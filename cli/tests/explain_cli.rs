@@ -261,6 +261,13 @@ fn an_upload_is_explained_region_by_region_with_jit() {
     assert!(out.starts_with("== region 0: micro-ops 0.."), "{out}");
     assert_eq!(out.matches("== region").count(), 1, "{out}");
     assert!(out.contains("ret"), "{out}");
+    // An upload the check rejects (an unknown opcode at pc 1, S5): a
+    // verdict against the input, exit 1, as `kmst check`'s.
+    let bad = ".stream max_steps=10 seed=1 req=5\nhalt r0\n.op 0, 0, 0, 0, 0\n";
+    let bad = common::temp_in("explain-cli", "", "bad.kms", bad.as_bytes());
+    let (code, out, err, _) = explain(&[s(&bad), "--dispatch", "jit"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("the check rejects the upload"), "{err}");
     // Another variant: its handlers are every upload's.
     let (code, _, err, _) = explain(&[s(&path), "--dispatch", "tail"]);
     assert_eq!(code, 2);

@@ -252,38 +252,56 @@ pub struct Region {
     pub code: Vec<u8>,
 }
 
-/// The regions the `jit` variant compiles for `upload` (checked with a
-/// region as long as the upload): `Err` names why not (the check's
-/// verdict, no backend for this host, a build without the compiled tier).
-#[cfg(not(feature = "jit"))]
-pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, String> {
-    let _ = upload;
-    Err("this build has no compiled tier (kmst's feature `jit`)".to_owned())
+/// Why an upload's compiled code cannot be shown ([`compiled`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotCompiled {
+    /// The check rejects the upload (checked with a region as long as it).
+    Rejected(crate::check::StreamError),
+    /// This build has no compiled tier (kmst's feature `jit`).
+    NotBuilt,
+    /// Cranelift has no backend for this host, or failed: its words.
+    Compiler(String),
 }
 
-/// The regions the `jit` variant compiles for `upload` (checked with a
-/// region as long as the upload): `Err` names why not (the check's
-/// verdict, no backend for this host, a build without the compiled tier).
-#[cfg(feature = "jit")]
-pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, String> {
-    use crate::check::CheckedUpload;
-    use crate::exec::decode::Program;
-    crate::exec::compiled::cranelift::available()?;
-    let checked = CheckedUpload::new(upload, upload.len() as u64)
-        .map_err(|e| format!("the check rejects the upload: {e}"))?;
-    let p = Program::decode(&checked);
-    let mut regions = Vec::new();
-    crate::exec::compiled::cranelift::Code::compile_seen(
-        &p.insts,
-        crate::exec::compiled::cranelift::REGION,
-        &mut |pcs, code| {
+impl fmt::Display for NotCompiled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotCompiled::Rejected(e) => write!(f, "the check rejects the upload: {e}"),
+            NotCompiled::NotBuilt => {
+                f.write_str("this build has no compiled tier (kmst's feature `jit`)")
+            }
+            NotCompiled::Compiler(e) => write!(f, "the compiled tier cannot compile it: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for NotCompiled {}
+
+/// The regions the `jit` variant compiles for `upload`, checked with a
+/// region as long as the upload.
+pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, NotCompiled> {
+    let checked = crate::check::CheckedUpload::new(upload, upload.len() as u64)
+        .map_err(NotCompiled::Rejected)?;
+    #[cfg(not(feature = "jit"))]
+    {
+        let _ = checked;
+        Err(NotCompiled::NotBuilt)
+    }
+    #[cfg(feature = "jit")]
+    {
+        use crate::exec::compiled::cranelift::{Code, REGION, available};
+        available().map_err(NotCompiled::Compiler)?;
+        let p = crate::exec::decode::Program::decode(&checked);
+        let mut regions = Vec::new();
+        Code::compile_seen(&p.insts, REGION, &mut |pcs, code| {
             regions.push(Region {
                 pcs,
                 code: code.to_vec(),
             })
-        },
-    )?;
-    Ok(regions)
+        })
+        .map_err(NotCompiled::Compiler)?;
+        Ok(regions)
+    }
 }
 
 /// The arm of loop function `func` (at `addr`) for `unit`.
@@ -410,8 +428,10 @@ mod tests {
     #[cfg(not(feature = "jit"))]
     #[test]
     fn a_build_without_the_compiled_tier_says_so() {
-        let e = compiled(&[]).unwrap_err();
-        assert!(e.contains("feature `jit`"), "{e}");
+        let mut s = crate::builder::Stream::new(0, 1_000, 1, 7).unwrap();
+        let r = s.registers(1).unwrap()[0];
+        s.halt(r);
+        assert_eq!(compiled(&s.encode().unwrap()), Err(NotCompiled::NotBuilt));
     }
 
     /// The compiled tier's regions of a small loop: one region holding its
@@ -435,7 +455,12 @@ mod tests {
         assert_eq!(regions.len(), 1);
         assert_eq!(regions[0].pcs.start, 0);
         assert!(!regions[0].code.is_empty());
+        // Cut short: the check's reason 1 at pc 0 (S5).
         let e = compiled(&upload[..10]).unwrap_err();
-        assert!(e.starts_with("the check rejects the upload"), "{e}");
+        assert!(matches!(&e, NotCompiled::Rejected(r) if r.pc == 0), "{e}");
+        assert!(
+            e.to_string().starts_with("the check rejects the upload"),
+            "{e}"
+        );
     }
 }
