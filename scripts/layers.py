@@ -50,6 +50,11 @@ import sys
 DEFAULT_CRATES = ("interp", "reference", "harness", "cli")
 SKIP_DIRS = {"target", "fuzz", "python", "benches"}
 EXEC_DIR = os.path.join("interp", "src", "exec")
+# Every crate's whole module tree (exec, checked on its own first, is part of
+# interp's).
+DEFAULT_TREES = tuple(
+    os.path.join(c, "src") for c in ("interp", "types", "reference", "harness", "cli", "python")
+)
 MAX_LINES = 600
 MAX_CYCLES_SHOWN = 40
 CYCLE_ENUM_LIMIT = 100000
@@ -462,11 +467,34 @@ def scan(src, module=()):
 # ---------------------------------------------------------------- module graph
 
 
+def crate_root_file(tree_dir):
+    """A crate's root file (lib.rs, else main.rs) when tree_dir is its
+    `src` folder, else None."""
+    if os.path.basename(os.path.normpath(tree_dir)) != "src":
+        return None
+    for name in ("lib.rs", "main.rs"):
+        path = os.path.join(tree_dir, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def tree_name(tree_dir):
+    """The name a tree's root module is shown by: the folder's, or for a
+    crate's `src` folder, the crate folder's (`reference`)."""
+    norm = os.path.normpath(os.path.abspath(tree_dir))
+    if crate_root_file(tree_dir):
+        return os.path.basename(os.path.dirname(norm))
+    return os.path.basename(norm)
+
+
 def discover_modules(exec_dir, root_name):
     """{module tuple: file path} of the tree at exec_dir (a dir holding
-    mod.rs, or with a sibling `<dir>.rs`)."""
+    mod.rs, or with a sibling `<dir>.rs`, or a crate's `src` folder with
+    lib.rs or main.rs; its `bin/` targets are crates of their own)."""
     mods = {}
-    root_file = os.path.join(exec_dir, "mod.rs")
+    crate_root = crate_root_file(exec_dir)
+    root_file = crate_root or os.path.join(exec_dir, "mod.rs")
     if not os.path.isfile(root_file):
         alt = exec_dir.rstrip(os.sep) + ".rs"
         if os.path.isfile(alt):
@@ -482,6 +510,8 @@ def discover_modules(exec_dir, root_name):
             return
         for name in names:
             full = os.path.join(d, name)
+            if crate_root and d == exec_dir and name in ("lib.rs", "main.rs", "bin"):
+                continue
             if name.endswith(".rs") and name != "mod.rs" and os.path.isfile(full):
                 stem = name[:-3]
                 mods[path + (stem,)] = full
@@ -575,7 +605,7 @@ def resolve(ref, modules, abs_root, file_module):
 
 def build_graph(repo, exec_dir):
     """Returns (modules {tuple: file}, edges {(a, b): [Site]})."""
-    root_name = os.path.basename(os.path.normpath(exec_dir))
+    root_name = tree_name(exec_dir)
     abs_root = crate_path_of(exec_dir)
     modules = discover_modules(exec_dir, root_name)
     scans = {}
@@ -922,8 +952,12 @@ def main(argv=None, out=None):
     p.add_argument(
         "--exec",
         dest="exec_dir",
-        default=EXEC_DIR,
-        help="the module tree of the layers check, relative to --repo (default: %(default)s)",
+        action="append",
+        metavar="TREE",
+        help="a module tree of the layers check, relative to --repo: a folder "
+        "holding mod.rs, or a crate's src/ folder; repeat it for several "
+        "(default: %s and the src/ folder of every crate: %s)"
+        % (EXEC_DIR, ", ".join(t for t in DEFAULT_TREES)),
     )
     p.add_argument(
         "--root",
@@ -961,10 +995,12 @@ def main(argv=None, out=None):
     repo = os.path.abspath(args.repo)
     ok = True
     if args.check in ("all", "layers"):
-        exec_dir = args.exec_dir
-        if not os.path.isabs(exec_dir):
-            exec_dir = os.path.join(repo, exec_dir)
-        ok = check_graph(repo, exec_dir, args.layers, args.edges, out) and ok
+        trees = args.exec_dir or [EXEC_DIR] + [
+            t for t in DEFAULT_TREES if os.path.isdir(os.path.join(repo, t))
+        ]
+        for tree in trees:
+            exec_dir = tree if os.path.isabs(tree) else os.path.join(repo, tree)
+            ok = check_graph(repo, exec_dir, args.layers, args.edges, out) and ok
     if args.check in ("all", "size"):
         if args.root:
             crates = [c for r in args.root for c in r.split(",") if c]
