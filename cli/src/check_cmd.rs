@@ -16,7 +16,7 @@ pub struct Args {
     /// standard input).
     input: PathBuf,
     /// The size of the region the kernel publishes (docs/spec.md; 1 MiB by default).
-    #[arg(long, default_value_t = 1 << 20, allow_negative_numbers = true, value_parser = crate::run_cmd::in_range::<0, { crate::run_cmd::U64 }>)]
+    #[arg(long, default_value_t = 1 << 20, allow_negative_numbers = true, value_parser = crate::common::in_range::<0, { crate::common::U64 }>)]
     region_size: u64,
     /// Print one JSON object instead of a sentence: `{"check": null}` or
     /// `{"check": {"reason": R, "pc": P}, "req": Q}` (Q by S3 for `check`: the header's

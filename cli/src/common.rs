@@ -423,7 +423,7 @@ pub fn read_scenario(path: &Path) -> Result<kmst_reference::Scenario, CliError> 
 pub struct JobsArgs {
     /// How many runs at once (default: one per core; 1 runs them one after
     /// another). The output is the same, in the same order, whatever N.
-    #[arg(long, short = 'j', allow_negative_numbers = true, value_parser = crate::run_cmd::in_range::<1, 1024>)]
+    #[arg(long, short = 'j', allow_negative_numbers = true, value_parser = in_range::<1, 1024>)]
     pub jobs: Option<u64>,
 }
 
@@ -448,5 +448,20 @@ impl JobsArgs {
             .build()
             .map_err(|e| CliError::Usage(format!("--jobs: cannot start the threads: {e}")))?;
         Ok(pool.install(|| items.par_iter().map(f).collect()))
+    }
+}
+
+/// The largest u64 and u32, for [`in_range`].
+pub const U64: u64 = u64::MAX;
+pub const U32: u64 = u32::MAX as u64;
+
+/// An integer flag in `LO..=HI` (its range by S25); the error states the range.
+pub fn in_range<const LO: u64, const HI: u64>(text: &str) -> Result<u64, String> {
+    // Negative numbers are read too (the flags allow values that begin
+    // with `-`), to be refused with the range.
+    match text.trim().parse::<i128>() {
+        Ok(v) if (i128::from(LO)..=i128::from(HI)).contains(&v) => Ok(v as u64),
+        Ok(_) => Err(format!("{text} is not in {LO}..={HI}")),
+        Err(_) => Err(format!("expected an integer in {LO}..={HI}")),
     }
 }

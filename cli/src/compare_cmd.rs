@@ -19,7 +19,7 @@ use kmst_harness::compare::{
 };
 
 use crate::common::{CliError, Kind, load_stream, print_out, read_input, write_file};
-use crate::run_cmd::{U32, U64, in_range};
+use crate::common::{U32, U64, in_range};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -16,7 +16,8 @@ use kmst_harness::profile::{self, ProfileError, pairs, trace};
 use kmst_reference::Scenario;
 
 use crate::common::{CliError, JobsArgs, Kind, load_stream, print_out};
-use crate::run_cmd::{ParamsArgs, U32, build_params_on, in_range};
+use crate::common::{U32, in_range};
+use crate::run_cmd::{ParamsArgs, build_params_on};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -17,7 +17,7 @@ use kmst_harness::text::{counted, grouped};
 
 use crate::progress::{self, PassCounter};
 
-use crate::common::{CliError, print_out, read_file};
+use crate::common::{CliError, U32, U64, in_range, print_out, read_file};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -198,21 +198,6 @@ pub fn build_params_on(base: Params, args: &ParamsArgs) -> Result<Params, CliErr
     Ok(p)
 }
 
-/// The largest u64 and u32, for [`in_range`].
-pub const U64: u64 = u64::MAX;
-pub const U32: u64 = u32::MAX as u64;
-
-/// An integer flag in `LO..=HI` (its range by S25); the error states the range.
-pub fn in_range<const LO: u64, const HI: u64>(text: &str) -> Result<u64, String> {
-    // Negative numbers are read too (the flags allow values that begin
-    // with `-`), to be refused with the range.
-    match text.trim().parse::<i128>() {
-        Ok(v) if (i128::from(LO)..=i128::from(HI)).contains(&v) => Ok(v as u64),
-        Ok(_) => Err(format!("{text} is not in {LO}..={HI}")),
-        Err(_) => Err(format!("expected an integer in {LO}..={HI}")),
-    }
-}
-
 fn bad(param: &'static str, text: &str) -> kmst_reference::ParamsError {
     kmst_reference::ParamsError {
         param,
@@ -288,13 +273,7 @@ fn kind_name(k: u8) -> &'static str {
 /// The micro-op at `pc` as assembly, when the upload has one there (an error's
 /// pc may be `op_count`, past the last micro-op, or 0 of a bad header).
 fn op_at(upload: &[u8], pc: u32) -> Option<String> {
-    let op_count = upload.get(8..12)?;
-    let op_count = u32::from_le_bytes(op_count.try_into().ok()?);
-    let at = kmst::format::HEADER_LEN + kmst::format::OP_LEN * pc as usize;
-    let bytes = upload
-        .get(at..at + kmst::format::OP_LEN)
-        .filter(|_| pc < op_count)?;
-    Some(kmst::asm::format_op(&kmst::format::MicroOp::read(bytes)))
+    kmst::format::micro_op_at(upload, pc).map(|op| kmst::asm::format_op(&op))
 }
 
 /// The readable summary of a run.

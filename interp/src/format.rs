@@ -187,6 +187,17 @@ impl Header {
     }
 }
 
+/// The micro-op at `pc` of `data`, when the header's op_count covers `pc`
+/// and its bytes are there (no other check: for naming the micro-op of an
+/// error, whose pc may be op_count, or 0 of a bad header).
+pub fn micro_op_at(data: &[u8], pc: u32) -> Option<MicroOp> {
+    let op_count = data.get(header_at::OP_COUNT..header_at::OP_COUNT + 4)?;
+    let op_count = u32::from_le_bytes(op_count.try_into().ok()?);
+    let at = HEADER_LEN + OP_LEN * pc as usize;
+    (pc < op_count).then_some(())?;
+    data.get(at..at + OP_LEN).map(MicroOp::read)
+}
+
 /// One 16-byte micro-op. Fields an opcode does not read are kept as they are (S4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MicroOp {

@@ -108,3 +108,20 @@ fn decode_carries_the_checks_reason_and_pc() {
     assert_eq!((e.0.reason.number(), e.0.pc), (2, 1));
     assert!(e.to_string().contains("reason 2"));
 }
+
+/// `micro_op_at` reads the header's op_count (bytes 8..12, S2) and the
+/// micro-op at byte 64 + 16 pc (S1): present below op_count, absent at it,
+/// past the data, or without a header.
+#[test]
+fn the_micro_op_at_a_pc_is_read_where_the_spec_puts_it() {
+    let mut data = vec![0u8; 64 + 3 * 16];
+    data[8..12].copy_from_slice(&2u32.to_le_bytes());
+    data[64 + 16..64 + 32].copy_from_slice(&[3, 1, 2, 4, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let op = kmst::format::micro_op_at(&data, 1).unwrap();
+    assert_eq!((op.op, op.a, op.b, op.c, op.imm), (3, 1, 2, 4, 9));
+    assert!(kmst::format::micro_op_at(&data, 0).is_some());
+    // pc 2 is op_count: the bytes are there, the micro-op is not.
+    assert_eq!(kmst::format::micro_op_at(&data, 2), None);
+    assert_eq!(kmst::format::micro_op_at(&data[..64 + 20], 1), None);
+    assert_eq!(kmst::format::micro_op_at(&data[..10], 0), None);
+}

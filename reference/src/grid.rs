@@ -12,10 +12,17 @@ use crate::models::Models;
 use crate::ops::{Running, Step};
 use crate::params::Params;
 use crate::program::Template;
+use crate::program::{FLAG_EXCLUSIVE, FLAG_RESULT};
 use crate::result::{Reason, SubmittedCommand};
-use crate::sim::{
-    FLAG_EXCLUSIVE, FLAG_RESULT, OVERTAKE_LIMIT, QUEUE_CAPACITY, QUEUE_WINDOW, SLOTS,
-};
+
+/// Completion slots (docs/spec.md "Streams, commands and the grid"; S19).
+pub const SLOTS: usize = 16;
+/// Most waiting jobs in the queue (S18, S20).
+pub const QUEUE_CAPACITY: usize = 64;
+/// Jobs the queue looks at per turn (S20).
+pub const QUEUE_WINDOW: usize = 16;
+/// A job overtaken this many times blocks those behind it (S20).
+pub const OVERTAKE_LIMIT: u32 = 1_024;
 
 /// A busy completion slot.
 #[derive(Clone, Copy, Debug)]

@@ -8,8 +8,18 @@
 //! Written from the specification's table, never from kmst's `for_each_op!`,
 //! so that a slip in one is caught by the other.
 
-use crate::program::Op;
 use crate::result::Reason;
+
+/// One decoded micro-op (program.rs decodes them; each simulator reads
+/// them here and in its own turn).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Op {
+    pub op: u8,
+    pub a: usize,
+    pub b: usize,
+    pub c: usize,
+    pub imm: u32,
+}
 
 /// What a running stream holds, in either simulator: its registers (S11:
 /// 0, but r15 = the seed), where it is and how far it went, the latest

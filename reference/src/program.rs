@@ -7,17 +7,14 @@
 //! place of the reference model.
 
 use crate::check::{self, HEADER_LEN, OP_LEN, TEMPLATE_LEN};
-use crate::sim::FROM_COMMAND;
+use crate::ops::Op;
 
-/// One decoded micro-op.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Op {
-    pub op: u8,
-    pub a: usize,
-    pub b: usize,
-    pub c: usize,
-    pub imm: u32,
-}
+/// The command's exclusive flag bit (S1).
+pub const FLAG_EXCLUSIVE: u8 = 1 << 1;
+/// The command's result flag bit (S1).
+pub const FLAG_RESULT: u8 = 1 << 2;
+/// A first_register/count_register that takes the field from the command (S9).
+pub const FROM_COMMAND: u8 = 0xFF;
 
 /// One decoded command template.
 #[derive(Clone, Copy, Debug)]

@@ -17,25 +17,14 @@
 
 use crate::check::{self, HEADER_LEN};
 use crate::grid::{self, Grid, Submitter};
+use crate::ops::Op;
 use crate::ops::{self, Running, Step};
 use crate::params::Params;
-use crate::program::{Op, Program, Template};
+use crate::program::{Program, Template};
 use crate::result::{Event, Reason, SimResult, Status, StreamError, SubmittedCommand, kind};
 
-/// Completion slots (docs/spec.md "Streams, commands and the grid"; S19).
-pub const SLOTS: usize = 16;
-/// Most waiting jobs in the queue (S18, S20).
-pub const QUEUE_CAPACITY: usize = 64;
-/// Jobs the queue looks at per turn (S20).
-pub const QUEUE_WINDOW: usize = 16;
-/// A job overtaken this many times blocks those behind it (S20).
-pub const OVERTAKE_LIMIT: u32 = 1_024;
-/// The command's exclusive flag bit (S1).
-pub const FLAG_EXCLUSIVE: u8 = 1 << 1;
-/// The command's result flag bit (S1).
-pub const FLAG_RESULT: u8 = 1 << 2;
-/// A first_register/count_register that takes the field from the command (S9).
-pub const FROM_COMMAND: u8 = 0xFF;
+pub use crate::grid::{OVERTAKE_LIMIT, QUEUE_CAPACITY, QUEUE_WINDOW, SLOTS};
+pub use crate::program::{FLAG_EXCLUSIVE, FLAG_RESULT, FROM_COMMAND};
 
 /// The one stream, as the owner of its commands and jobs.
 const STREAM: usize = 0;

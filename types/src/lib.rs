@@ -29,6 +29,7 @@ mod prelude {
     pub use alloc::vec::Vec;
 }
 
+mod command;
 pub mod params;
 pub mod result;
 pub mod scenario;

@@ -6,7 +6,7 @@ use crate::prelude::*;
 use alloc::sync::Arc;
 use core::fmt;
 
-use crate::result::SubmittedCommand;
+use crate::command::SubmittedCommand;
 
 /// A completion delay: a command submitted in pass p is acknowledged by the sweep
 /// of pass `p + 1 + delay`; `None` means never (S12, S23).
