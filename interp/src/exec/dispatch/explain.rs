@@ -228,15 +228,13 @@ pub fn note(dispatch: Dispatch) -> Option<&'static str> {
             "jit compiles each upload (`kmst explain FILE --dispatch jit`); shown: the \
              subroutine unit it runs a micro-op it leaves to the interpreter with",
         ),
-        #[cfg(all(feature = "jit", feature = "tail"))]
-        Dispatch::Tiered => Some(
-            "tiered runs tail's handlers until the program is hot, then jit's code; shown: tail's",
-        ),
-        #[cfg(all(feature = "jit", not(feature = "tail")))]
-        Dispatch::Tiered => Some(
+        #[cfg(feature = "jit")]
+        Dispatch::Tiered => Some(if cfg!(feature = "tail") {
+            "tiered runs tail's handlers until the program is hot, then jit's code; shown: tail's"
+        } else {
             "tiered runs the subroutine loop until the program is hot, then jit's code; shown: \
-             subroutine's",
-        ),
+             subroutine's"
+        }),
         _ => None,
     }
 }
@@ -431,7 +429,9 @@ mod tests {
         let mut s = crate::builder::Stream::new(0, 1_000, 1, 7).unwrap();
         let r = s.registers(1).unwrap()[0];
         s.halt(r);
-        assert_eq!(compiled(&s.encode().unwrap()), Err(NotCompiled::NotBuilt));
+        let e = compiled(&s.encode().unwrap()).unwrap_err();
+        assert_eq!(e, NotCompiled::NotBuilt);
+        assert!(e.to_string().contains("feature `jit`"), "{e}");
     }
 
     /// The compiled tier's regions of a small loop: one region holding its
