@@ -91,3 +91,20 @@ macro_rules! subroutine_table {
 }
 
 for_each_handler!(subroutine_table);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::observer::NoObserver;
+
+    /// `entry` is the address `kmst explain` shows: the table's entry of
+    /// that index, the same at the index with the head bit.
+    #[test]
+    fn an_entry_is_the_tables() {
+        for i in 0..HANDLERS {
+            let table = Subs::<NoObserver>::TABLE[i] as usize;
+            assert_eq!(entry::<NoObserver>(i), table);
+            assert_eq!(entry::<NoObserver>(usize::from(HEAD) + i), table);
+        }
+    }
+}
