@@ -162,23 +162,17 @@ pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
     match dispatch {
         #[cfg(feature = "tail")]
         Dispatch::Tail => {
-            use super::{chain::Checked, tail::Tail};
-            type N = Tail<NoObserver>;
-            vec![
-                row(Kind::Counted, Checked::<NoObserver, N>::TABLE[i] as usize),
-                row(Kind::Charged, N::TABLE[i] as usize),
-                row(Kind::Head, N::TABLE[HEAD as usize + i] as usize),
-            ]
+            type N = super::tail::Tail<NoObserver>;
+            chained::<N>(&N::TABLE, i)
+                .map(|(kind, addr)| row(kind, addr))
+                .into()
         }
         #[cfg(feature = "threaded")]
         Dispatch::Threaded => {
-            use super::{chain::Checked, threaded::Threaded};
-            type N = Threaded<NoObserver>;
-            vec![
-                row(Kind::Counted, Checked::<NoObserver, N>::TABLE[i] as usize),
-                row(Kind::Charged, N::TABLE[i] as usize),
-                row(Kind::Head, N::TABLE[HEAD as usize + i] as usize),
-            ]
+            type N = super::threaded::Threaded<NoObserver>;
+            chained::<N>(&N::TABLE, i)
+                .map(|(kind, addr)| row(kind, addr))
+                .into()
         }
         #[cfg(feature = "subroutine")]
         Dispatch::Subroutine => vec![row(Kind::Sub, super::subroutine::entry::<NoObserver>(i))],
@@ -217,6 +211,23 @@ pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
         #[cfg(all(feature = "jit", not(feature = "tail")))]
         Dispatch::Tiered => code(Dispatch::Subroutine, unit),
     }
+}
+
+/// The counted, charged and head handlers of handler index `i` of the
+/// chained variant `N`, whose charged and head handlers are `table`.
+#[cfg(feature = "chain")]
+fn chained<N: super::generic::NextHandler>(
+    table: &[crate::exec::inst::Handler; crate::exec::inst::TABLE_LEN],
+    i: usize,
+) -> [(Kind, usize); 3] {
+    [
+        (
+            Kind::Counted,
+            super::chain::Checked::<NoObserver, N>::TABLE[i] as usize,
+        ),
+        (Kind::Charged, table[i] as usize),
+        (Kind::Head, table[HEAD as usize + i] as usize),
+    ]
 }
 
 /// What [`code`] shows of `dispatch` when it is not the variant's own
