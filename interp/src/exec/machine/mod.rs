@@ -14,30 +14,8 @@
 //! [`Machine::run`] allocates nothing of its own, pass after pass, except
 //! when the result vectors outgrow what was reserved.
 //!
-//! **Idle passes cost nothing.** When in some pass no stream ran a micro-op
-//! (each active stream's turn stopped at once at a micro-op that waits), the
-//! host phase took and rejected nothing and the queue placed no job, the
-//! pass left the kernel state exactly as it found it. The waits (SUBMIT on
-//! slots or exclusivity, ENQUEUE on a full queue, WAIT and HALT on pending
-//! work, a host submit on slots or exclusivity) and the queue's placements
-//! depend only on that state, never on the pass number, and the turn order
-//! within a pass cannot matter when no turn changes anything. So every later
-//! pass repeats the same non-event until the sweep, the deadline phase or the
-//! host phase changes the state: the next acknowledgement or deadline of a
-//! busy slot (`next_change`), the next host command due (or the cancel pass),
-//! or `max_passes`. The loop jumps straight to the first of them; pass
-//! indexes, TIME (computed from the pass) and the rotation (`p % (n + 1)`,
-//! computed from the pass) are those of the pass-by-pass model. See
-//! docs/dispatch.md.
-//!
-//! **Spans of quick passes.** While the one active stream runs quick passes
-//! (its turn is all that happens in them: `budget`, docs/dispatch.md
-//! "Quick passes"), the turns of the next `span` such passes run in the
-//! same chain of handlers with `span + 1` budgets of fuel; a micro-op that
-//! reads or changes the kernel returns
-//! `Exit::Resync` first, and the kernel
-//! splits the fuel used back into whole turns (`turn`, `budget::split_span`;
-//! docs/dispatch.md "Spans of quick passes").
+//! The idle skip and the spans of quick passes are docs/dispatch.md's
+//! "Idle passes cost nothing, exactly" and "Spans of quick passes".
 
 mod budget;
 mod host;
