@@ -9,8 +9,8 @@ use arbitrary::Unstructured;
 
 use crate::fuzzing::divergence::Divergence;
 
+use super::agreement::{Agreement, Target};
 use super::sim::sim_all;
-use super::{Agreement, Target};
 
 /// The most passes a `sim_structured` run takes: the generator asks for up
 /// to 2,000, and a run stuck that long (jobs that never fit, scanned by the

@@ -17,8 +17,8 @@ use crate::fuzzing::divergence::Divergence;
 use crate::shapes::{Shape, params};
 use kmst::ops::{ImmKind, Opcode};
 
+use super::agreement::{Agreement, Target};
 use super::sim::sim_all;
-use super::{Agreement, Target};
 
 /// The case a `sizes` input stands for.
 pub fn sizes_input(input: &[u8]) -> Option<Case> {
