@@ -8,8 +8,8 @@
 
 use arbitrary::Unstructured;
 
-use crate::fuzzing::Case;
 use crate::fuzzing::divergence::Divergence;
+use crate::fuzzing::generate::Case;
 
 use super::agreement::{Agreement, Target};
 use super::sim::sim_all;
