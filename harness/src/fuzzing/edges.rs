@@ -22,7 +22,7 @@ use arbitrary::{Result, Unstructured};
 use kmst::format::{MicroOp, NO_REGISTER};
 use kmst::ops::Opcode;
 
-use super::{Case, arbitrary_params, op, template, upload};
+use super::generate::{Case, arbitrary_params, op, template, upload};
 
 /// The counter every back-edge increments, and its limit.
 const COUNTER: u8 = 5;
@@ -244,7 +244,7 @@ pub fn edges_case(u: &mut Unstructured) -> Result<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzzing::seeds::random_bytes;
+    use crate::fuzzing::generate::random_bytes;
     use kmst::check::check;
 
     /// The generator's uploads pass the check (S1..S6): the run reaches the

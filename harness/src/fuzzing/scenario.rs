@@ -3,14 +3,15 @@
 //! stream, a misaligned or out-of-region range, a range over another upload,
 //! raw bytes the check refuses), and the host's other commands (CANCEL of a
 //! running or unknown req, DEADLINE, plain and queued commands, some of them
-//! rejected). Valid uploads come from the stream generators of this module's
-//! parent, so the streams submit, enqueue, wait and compete for slots.
+//! rejected). Valid uploads come from the stream generators of
+//! [`super::generate`], so the streams submit, enqueue, wait and compete for
+//! slots.
 
 use arbitrary::{Result, Unstructured};
 
 use kmst_reference::{Delay, HostCommand, Params, Scenario};
 
-use super::{arbitrary_job_loop, arbitrary_params, arbitrary_upload};
+use super::generate::{arbitrary_job_loop, arbitrary_params, arbitrary_upload, seed_bytes};
 
 /// The bytes of one placed upload: mostly valid streams, sometimes bytes the
 /// check rejects.
@@ -161,7 +162,7 @@ pub fn arbitrary_scenario(u: &mut Unstructured) -> Result<Scenario> {
 
 /// [`arbitrary_scenario`] for a seed (for seeded tests without a fuzzer).
 pub fn scenario_from_seed(seed: u64) -> Scenario {
-    let bytes = super::seed_bytes(seed);
+    let bytes = seed_bytes(seed);
     arbitrary_scenario(&mut Unstructured::new(&bytes)).unwrap_or_else(|_| {
         Scenario::new(Params::default()).expect("the default parameters make a scenario")
     })

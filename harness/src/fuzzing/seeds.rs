@@ -12,6 +12,9 @@
 //! turn budget too for `sim_edges`; accepted
 //! or the kind of refusal for `builder`), each cut to the bytes the generator
 //! actually read.
+//!
+//! The top layer of `fuzzing`: seeds name the targets and read their inputs
+//! through the targets' own decoders, and nothing below names the seeds.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -20,10 +23,18 @@ use arbitrary::Unstructured;
 use serde_json::Value;
 
 use crate::answers::RunArgs;
+use crate::fuzzing::edges::edges_case;
+use crate::fuzzing::generate;
 use crate::fuzzing::input::{CheckPrefix, SimPrefix};
+use crate::fuzzing::scenario::arbitrary_scenario;
 use crate::fuzzing::script::Script;
-use crate::fuzzing::targets::Target;
+use crate::fuzzing::targets::scenario::scenario_of;
+use crate::fuzzing::targets::sizes::sizes_case;
+use crate::fuzzing::targets::{Target, structured_case};
 use kmst_reference::Params;
+
+/// The seeds' byte strings come from the generators' seed expansion.
+pub use crate::fuzzing::generate::random_bytes;
 
 /// Saved uploads larger than this are left out of the seeds (libFuzzer's
 /// inputs stay small; the corpus replay test covers the large ones).
@@ -48,19 +59,6 @@ impl std::fmt::Display for SeedError {
 }
 
 impl std::error::Error for SeedError {}
-
-/// Pseudo-random bytes from `seed` (xorshift64), reproducible everywhere.
-pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
 
 /// The `;@ check_run` directives of a `.kms` source (offset, region_size,
 /// active, active_reqs), read leniently: a line that does not parse is skipped.
@@ -153,7 +151,7 @@ pub fn corpus_seeds(dir: &Path) -> Result<Vec<Seed>, SeedError> {
 /// reaches the large sizes from them by one byte).
 fn sizes_signature(bytes: &[u8]) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
-    let (shape, case) = crate::fuzzing::targets::sizes::sizes_case(&mut u).ok()?;
+    let (shape, case) = sizes_case(&mut u).ok()?;
     let ops = (case.upload.len() - 64) / 16;
     let bits = usize::BITS - ops.leading_zeros();
     (bits <= 10).then(|| (bytes.len() - u.len(), format!("{shape} {bits}")))
@@ -162,10 +160,10 @@ fn sizes_signature(bytes: &[u8]) -> Option<(usize, String)> {
 fn sim_signature(bytes: &[u8], edges: bool) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
     let case = if edges {
-        crate::fuzzing::edges::edges_case(&mut u).ok()?
+        edges_case(&mut u).ok()?
     } else {
-        crate::fuzzing::case(&mut u).ok()?;
-        crate::fuzzing::targets::structured_case(bytes)?
+        generate::case(&mut u).ok()?;
+        structured_case(bytes)?
     };
     let used = bytes.len() - u.len();
     let r = kmst_reference::simulate(&case.upload, &case.params);
@@ -187,9 +185,9 @@ fn sim_signature(bytes: &[u8], edges: bool) -> Option<(usize, String)> {
 
 fn scenario_signature(bytes: &[u8]) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
-    crate::fuzzing::scenario::arbitrary_scenario(&mut u).ok()?;
+    arbitrary_scenario(&mut u).ok()?;
     let used = bytes.len() - u.len();
-    let scenario = crate::fuzzing::targets::scenario::scenario_of(bytes)?;
+    let scenario = scenario_of(bytes)?;
     let r = kmst_reference::simulate_scenario(&scenario);
     let kinds: BTreeSet<u8> = r.events.iter().map(|e| e.kind).collect();
     let outcomes: BTreeSet<String> = r.host.iter().map(|h| format!("{:?}", h.outcome)).collect();

@@ -29,9 +29,9 @@ use kmst::builder::BuildError;
 use kmst::format::{Upload, upload_len};
 use kmst_reference::Params;
 
+use super::agreement::{Agreement, Target, divergence};
 use super::check::check_with;
 use super::sim::sim_all;
-use super::{Agreement, Target, divergence};
 
 /// The most passes a built stream runs: scripts loop freely, and a few
 /// passes already take every turn, submit and queue path the calls reach.

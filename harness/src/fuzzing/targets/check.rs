@@ -17,7 +17,7 @@ use crate::fuzzing::input::CheckPrefix;
 use kmst::format::{HEADER_LEN, OP_LEN, TEMPLATE_LEN, Upload, templates_offset};
 use kmst_reference::StreamError;
 
-use super::{Agreement, Target, divergence};
+use super::agreement::{Agreement, Target, divergence};
 
 /// `check` and `check_run` through both checkers, then decode/encode and the disassembler.
 pub(super) fn check_target(input: &[u8]) -> Result<Agreement, Divergence> {

@@ -19,7 +19,7 @@ use crate::profile::ProfileObserver;
 use kmst::exec::{Dispatch, simulate_scenario, simulate_scenario_observed};
 use kmst_reference::{Scenario, ScenarioResult};
 
-use super::{Agreement, Target, divergence};
+use super::agreement::{Agreement, Target, divergence};
 
 /// The most passes a `scenario` run takes (the reference simulates every
 /// pass, so a long stuck run costs as much as many short ones).

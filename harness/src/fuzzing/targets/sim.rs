@@ -26,7 +26,7 @@ use crate::profile::ProfileObserver;
 use kmst::exec::{Dispatch, simulate_observed};
 use kmst_reference::{Params, SimResult, StreamError};
 
-use super::{Agreement, Target, divergence};
+use super::agreement::{Agreement, Target, divergence};
 
 /// A fast variant run with the profiler's observer
 /// (`kmst::exec::simulate_observed` with a [`ProfileObserver`] that keeps

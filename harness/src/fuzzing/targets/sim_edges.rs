@@ -8,11 +8,11 @@
 
 use arbitrary::Unstructured;
 
-use crate::fuzzing::Case;
 use crate::fuzzing::divergence::Divergence;
+use crate::fuzzing::generate::Case;
 
+use super::agreement::{Agreement, Target};
 use super::sim::sim_all;
-use super::{Agreement, Target};
 
 /// The case a `sim_edges` input stands for.
 pub fn edges_input(input: &[u8]) -> Option<Case> {

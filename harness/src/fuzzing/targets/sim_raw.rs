@@ -8,8 +8,8 @@
 use crate::fuzzing::divergence::Divergence;
 use crate::fuzzing::input::SimPrefix;
 
+use super::agreement::{Agreement, Target};
 use super::sim::sim_all;
-use super::{Agreement, Target};
 
 pub(super) fn sim_raw(input: &[u8]) -> Result<Agreement, Divergence> {
     let (prefix, upload) = SimPrefix::split(input);

@@ -8,9 +8,10 @@
 use arbitrary::Unstructured;
 
 use crate::fuzzing::divergence::Divergence;
+use crate::fuzzing::generate::{self, Case};
 
+use super::agreement::{Agreement, Target};
 use super::sim::sim_all;
-use super::{Agreement, Target};
 
 /// The most passes a `sim_structured` run takes: the generator asks for up
 /// to 2,000, and a run stuck that long (jobs that never fit, scanned by the
@@ -19,8 +20,8 @@ pub const MAX_STRUCTURED_PASSES: u64 = 64;
 
 /// The case a `sim_structured` input stands for: the generator's
 /// ([`crate::fuzzing::case`]) with `max_passes` at most [`MAX_STRUCTURED_PASSES`].
-pub fn structured_case(input: &[u8]) -> Option<crate::fuzzing::Case> {
-    let mut case = crate::fuzzing::case(&mut Unstructured::new(input)).ok()?;
+pub fn structured_case(input: &[u8]) -> Option<Case> {
+    let mut case = generate::case(&mut Unstructured::new(input)).ok()?;
     case.params.max_passes = case.params.max_passes.min(MAX_STRUCTURED_PASSES);
     Some(case)
 }

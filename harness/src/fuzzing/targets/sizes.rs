@@ -12,13 +12,13 @@
 
 use arbitrary::Unstructured;
 
-use crate::fuzzing::Case;
 use crate::fuzzing::divergence::Divergence;
+use crate::fuzzing::generate::Case;
 use crate::shapes::{Shape, params};
 use kmst::ops::{ImmKind, Opcode};
 
+use super::agreement::{Agreement, Target};
 use super::sim::sim_all;
-use super::{Agreement, Target};
 
 /// The case a `sizes` input stands for.
 pub fn sizes_input(input: &[u8]) -> Option<Case> {
@@ -59,7 +59,7 @@ pub(super) fn sizes(input: &[u8]) -> Result<Agreement, Divergence> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzzing::seeds::random_bytes;
+    use crate::fuzzing::generate::random_bytes;
 
     #[test]
     fn inputs_reach_every_shape_and_the_largest_sizes() {
