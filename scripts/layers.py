@@ -995,9 +995,10 @@ def main(argv=None, out=None):
     repo = os.path.abspath(args.repo)
     ok = True
     if args.check in ("all", "layers"):
-        trees = args.exec_dir or [EXEC_DIR] + [
-            t for t in DEFAULT_TREES if os.path.isdir(os.path.join(repo, t))
-        ]
+        # By default exec (where it exists), then each crate with a root.
+        trees = args.exec_dir or [
+            t for t in (EXEC_DIR,) if os.path.isdir(os.path.join(repo, t))
+        ] + [t for t in DEFAULT_TREES if crate_root_file(os.path.join(repo, t))]
         for tree in trees:
             exec_dir = tree if os.path.isabs(tree) else os.path.join(repo, tree)
             ok = check_graph(repo, exec_dir, args.layers, args.edges, out) and ok

@@ -248,6 +248,30 @@ class LayersTest(unittest.TestCase):
         self.assertEqual(rc, 0, out)
 
 
+    def test_a_crates_src_is_a_tree_and_its_cycles_fail(self):
+        t = Tree(
+            {
+                "types/Cargo.toml": "[package]\nname = \"t\"\n",
+                "types/src/lib.rs": "pub mod params;\npub mod result;\n",
+                "types/src/params.rs": "use crate::result::Command;\npub struct Params;\n",
+                "types/src/result.rs": "use crate::params::Params;\npub struct Command;\n",
+                "types/src/bin/tool.rs": "fn main() {}\n",
+            }
+        )
+        self.addCleanup(t.close)
+        rc, out = t.run("--check", "layers")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("types: 3 modules, 2 edges, 1 cycle", out)
+        self.assertIn("types::params -> types::result -> types::params", out)
+        # A leaf module for the shared type breaks it.
+        t.write("types/src/lib.rs", "mod command;\npub mod params;\npub mod result;\n")
+        t.write("types/src/command.rs", "pub struct Command;\n")
+        t.write("types/src/params.rs", "use crate::command::Command;\npub struct Params;\n")
+        t.write("types/src/result.rs", "use crate::params::Params;\npub use crate::command::Command;\n")
+        rc, out = t.run("--check", "layers")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("types: 4 modules, 3 edges, no cycle", out)
+
 def code_lines(n):
     return "".join("pub fn f%d() {}\n" % k for k in range(n))
 
