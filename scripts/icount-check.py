@@ -22,7 +22,7 @@ exact and the same run after run.
 
 A cell that moves is a change of the engine's cost: when it is meant, update
 the baseline in the same commit and say why in CHANGELOG.md or in the register
-of docs/performance.md when the counts went up (CONTRIBUTING.md, "The
+of docs/decisions.md when the counts went up (CONTRIBUTING.md, "The
 instruction-count baseline").
 
 Exit status: 0 every cell within its tolerance (or updated); 1 a cell off, new

@@ -4,7 +4,7 @@
 //! throughput in micro-ops: `check` (the kernel's check), `decode`
 //! (`Prepared::new`: the check, the pre-decode and the upload's copy) and
 //! `first_answer/tail` and `first_answer/reference` (a whole `simulate`).
-//! Issue 43, performance.md D35 and D36. `cargo bench -p kmst-benches
+//! Issue 43, decisions.md D35 and D36. `cargo bench -p kmst-benches
 //! --bench decode`; HTML reports in `target/criterion/`.
 #![forbid(unsafe_code)]
 

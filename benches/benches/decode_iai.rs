@@ -5,7 +5,7 @@
 //! the upload's copy) and a whole `simulate` on the tail variant and on
 //! the reference model. The cost per micro-op is the difference between
 //! two sizes divided by theirs (issue 43's targets: check ≤ 20, decode ≤
-//! 30; performance.md D35, D36). Needs valgrind and gungraun-runner 0.20.0
+//! 30; decisions.md D35, D36). Needs valgrind and gungraun-runner 0.20.0
 //! (`scripts/install-iai-runner.sh`):
 //! `cargo bench -p kmst-benches --bench decode_iai`.
 //!

@@ -71,7 +71,7 @@ pub const LOAD_SIZES: [usize; 3] = [16, 1_000, 65_535];
 /// A straight-line upload of `n` micro-ops (1 to 65,535): `n - 1` times
 /// `addi r0, r0, 1`, then `halt r0`, each run once. What a first answer
 /// costs before its first micro-op (the check, the decode) grows with
-/// `n`; the run itself is one pass over it (issue 43, performance.md D35,
+/// `n`; the run itself is one pass over it (issue 43, decisions.md D35,
 /// D36).
 pub fn straight_upload(n: usize) -> Vec<u8> {
     use kmst::format::{Header, MicroOp, Upload};

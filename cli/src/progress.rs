@@ -50,7 +50,7 @@ impl Line {
 /// `simulate` does, spans of quick passes in one chain, each counted when it
 /// ends (up to 2^32 micro-ops later: seconds); with it true every pass is
 /// counted as it ends, for a progress line that moves, at some cost when
-/// one stream spins alone (README: about a tenth at the default turn budget
+/// one stream spins alone (docs/cli.md: about a tenth at the default turn budget
 /// of 64, three times as long at a budget of 1).
 pub struct PassCounter<'a, const EVERY_PASS: bool>(pub &'a AtomicU64);
 

@@ -1,16 +1,17 @@
 //! Every `kmst` command the README and the docs show runs as written.
 //!
-//! README.md: each `kmst ...` line of its `sh` blocks runs from the
-//! workspace root and must exit 0; its placeholder files (`stream.kms`,
-//! `stream.bin`, `trace.json`, a fuzz artifact) are mapped to real ones.
-//! docs/*.md: each `$ kmst ...` line of a `text` block runs from the
-//! workspace root, and the lines shown under it must appear in its output in
-//! that order (`...` marks lines left out).
+//! README.md and docs/cli.md: each `kmst ...` line of their `sh` blocks
+//! runs from the workspace root and must exit 0; the placeholder files of
+//! docs/cli.md (`stream.kms`, `stream.bin`, `trace.json`, a fuzz artifact)
+//! are mapped to real ones. docs/*.md: each `$ kmst ...` line of a `text`
+//! block runs from the workspace root, and the lines shown under it must
+//! appear in its output in that order (`...` marks lines left out).
 
 mod common;
 use common::{fresh_dir, workspace_file};
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::PathBuf;
 use std::process::Command;
 
 /// The lines of the fenced blocks of `md` whose info string is `lang`.
@@ -46,13 +47,17 @@ fn run(args: &[String]) -> (i32, String, String) {
     )
 }
 
-#[test]
-fn every_readme_command_runs() {
-    let readme = std::fs::read_to_string(workspace_file("README.md")).unwrap();
-    let dir = fresh_dir("docs-readme", "");
-    // The README's stand-ins: a stream (the spec's 1,000-job example), its
-    // upload (written by the README's own `kmst asm` line), a trace, and a
-    // fuzz input (a seed of the sim_raw target, under a sim_raw directory).
+/// Runs every `kmst ...` line of the `sh` blocks of the workspace's file
+/// `doc`, in order, each from the workspace root; each must exit 0. The
+/// stand-ins live in a fresh folder of their own: a stream (the spec's
+/// 1,000-job example), its upload (written by the file's own `kmst asm`
+/// line), a trace, and a fuzz input (a seed of the sim_raw target, under a
+/// sim_raw directory). A command in `seen` (run for a file before, with
+/// the same arguments) is not run again. Returns the folder and the file's
+/// commands.
+fn run_sh_commands(doc: &str, seen: &mut HashSet<String>) -> (PathBuf, Vec<String>) {
+    let md = std::fs::read_to_string(workspace_file(doc)).unwrap();
+    let dir = fresh_dir("docs", &doc.replace('/', "-"));
     std::fs::copy(
         workspace_file("corpus/streams/jobs_1000.kms"),
         dir.join("stream.kms"),
@@ -66,7 +71,7 @@ fn every_readme_command_runs() {
         }
     };
     let mut ran = Vec::new();
-    for block in block_lines(&readme, "sh") {
+    for block in block_lines(&md, "sh") {
         for line in block {
             let command = line.split(" #").next().unwrap().trim();
             let Some(rest) = command.strip_prefix("kmst ") else {
@@ -74,16 +79,31 @@ fn every_readme_command_runs() {
             };
             let args: Vec<String> = rest.split_whitespace().map(map).collect();
             for a in &args {
-                assert!(!a.contains("..."), "{command}: no stand-in for {a}");
+                assert!(!a.contains("..."), "{doc}: {command}: no stand-in for {a}");
             }
-            let (code, out, err) = run(&args);
-            assert_eq!(code, 0, "`{command}` exits {code}:\n{out}\n{err}");
+            if seen.insert(args.join(" ")) {
+                let (code, out, err) = run(&args);
+                assert_eq!(code, 0, "{doc}: `{command}` exits {code}:\n{out}\n{err}");
+            }
             ran.push(command.to_owned());
         }
     }
-    // asm, disasm, check, run, profile (twice), compare, corpus check, replay.
-    assert!(ran.len() >= 9, "only {ran:?}");
-    assert!(Path::new(&dir.join("stream.bin")).exists());
+    (dir, ran)
+}
+
+#[test]
+fn every_readme_and_cli_doc_command_runs() {
+    // One test, so that a command both files show (`kmst compare --quick`)
+    // runs once.
+    let mut seen = HashSet::new();
+    let (_, ran) = run_sh_commands("README.md", &mut seen);
+    // run (twice), compare.
+    assert!(ran.len() >= 3, "only {ran:?}");
+    let (dir, ran) = run_sh_commands("docs/cli.md", &mut seen);
+    // asm, disasm, check, run, scenario, profile (four times), compare,
+    // explain, corpus check, replay.
+    assert!(ran.len() >= 13, "only {ran:?}");
+    assert!(dir.join("stream.bin").exists());
     let trace: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("trace.json")).unwrap()).unwrap();
     assert!(

@@ -296,7 +296,7 @@ fn corpus_check_away_from_the_root_says_where_to_run_it() {
 
 #[test]
 fn help_and_version_to_a_full_stdout_are_write_errors() {
-    // The README: exit 2 for a write error on standard output.
+    // docs/cli.md: exit 2 for a write error on standard output.
     for args in [vec!["--help"], vec!["--version"], vec!["run", "--help"]] {
         let (code, err) = kmst_to_full(&args);
         assert_one_line_error(&args.join(" "), code, &err, "No space left on device");

@@ -103,7 +103,7 @@ fn check_op(op: &[u8], pc: u32, layout: &Layout) -> Result<(), StreamError> {
 }
 
 /// What check 2 asks of a micro-op, by its opcode byte: one table lookup
-/// where a chain of tests was (performance.md D35).
+/// where a chain of tests was (decisions.md D35).
 #[derive(Clone, Copy)]
 struct OpRule {
     /// `0xF0` in the byte of each register field the micro-op reads (S4),
@@ -200,7 +200,7 @@ pub fn check(data: &[u8], region_size: u64) -> Result<(), StreamError> {
     let layout = check_header(data, region_size)?;
     let ops = &data[HEADER_LEN..HEADER_LEN + layout.op_count as usize * OP_LEN];
     // Check 2 (S4) of each micro-op in one test: its rule's register
-    // nibbles and its imm's bound (performance.md D35); the precise test
+    // nibbles and its imm's bound (decisions.md D35); the precise test
     // names the fault of a micro-op that fails it.
     let bounds: Bounds = [
         1 << 32,

@@ -118,6 +118,11 @@ pub use kmst_types as types;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctest;
+/// The repository's README.md, whose Rust example runs as a doctest (left
+/// out of the crate's package by `cfg(doctest)` before the file is read).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct RepositoryReadmeDoctest;
 pub use kmst_types::{
     Delay, Event, Params, Reason, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
 };

@@ -3,7 +3,7 @@
 //! The records of a run (S19, 72 bytes each) go to the end of a vector that
 //! outgrows the core's caches, so each new one is first written to a line
 //! the core does not hold. Asking for the line a few records ahead lets the
-//! stores find it there, for a few instructions a record (performance.md
+//! stores find it there, for a few instructions a record (decisions.md
 //! D27; the records' `make_room`, kernel/records.rs).
 
 /// Asks for the cache line at `p`, about to be written. Only a hint: `p`

@@ -29,9 +29,9 @@ use crate::ops::{ImmKind, Opcode};
 /// travel in registers; the return value is one byte. The [`Free`] slot
 /// takes rcx (x86-64), so that `ctx` and `fuel` sit in r8 and r9: SHR's
 /// shift count must be in `cl` and MOD's divide uses `edx:eax` (where only
-/// the accumulator lives, which MOD does not keep; performance.md D6). The
+/// the accumulator lives, which MOD does not keep; decisions.md D6). The
 /// plain Rust calling convention is the default; `rust-preserve-none`
-/// (`--cfg kmst_preserve_none`) is not (performance.md D5).
+/// (`--cfg kmst_preserve_none`) is not (decisions.md D5).
 #[cfg(not(kmst_preserve_none))]
 pub(crate) type Handler = unsafe fn(*const Inst, *mut u32, u32, Free, *mut (), u32) -> Exit;
 
@@ -135,7 +135,7 @@ pub(crate) type Flow = Result<*const Inst, Exit>;
 /// read once; the variants below), `Second(a)` that the second's `a` be the
 /// register the first wrote, which it then takes from the accumulator. The
 /// pairs are the most frequent straight-line pairs over the corpus and the
-/// bench workloads (`kmst profile --pairs`, performance.md D3), leaving
+/// bench workloads (`kmst profile --pairs`, decisions.md D3), leaving
 /// out pairs that only one benchmark's loop has. `Program::decode`
 /// (decode/) gives the first of such a pair the fused handler (the first
 /// matching entry, in list order) and keeps the second in place unchanged,

@@ -113,7 +113,7 @@ impl Program {
     /// others zero), and a jump target, a template index and a patch are
     /// asserted once more (a panic, never undefined behaviour, should the
     /// checker ever be wrong). Two passes over the micro-ops, each a table
-    /// lookup a micro-op ([`blocks`], [`instructions`]; performance.md D36).
+    /// lookup a micro-op ([`blocks`], [`instructions`]; decisions.md D36).
     /// Every instruction's `handler` is [`UNSET`] (handler.rs) until the
     /// threaded variant sets them for its observer at the start of a run
     /// (`dispatch::prepare`, from `Machine::run`); the other variants never

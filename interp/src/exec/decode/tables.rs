@@ -3,7 +3,7 @@
 //! superinstructions and variants of `for_each_fused!`): what an opcode byte decodes to ([`RULES`]), which
 //! variant a micro-op gets under which conditions ([`VARIANTS`],
 //! [`conditions`]), which pairs fuse ([`Rule::pairs`], [`fuse`])
-//! (performance.md D36).
+//! (decisions.md D36).
 
 use crate::format::reg_offset;
 use crate::ops::{ImmKind, Opcode};
@@ -14,7 +14,7 @@ use crate::exec::step::{SHAPES, straight};
 
 /// What the decoder reads from an opcode byte: one table lookup where a
 /// chain of tests and a loop over the register fields were
-/// (performance.md D36).
+/// (decisions.md D36).
 #[derive(Clone, Copy)]
 pub(super) struct Rule {
     /// The bits of the micro-op's first eight bytes (read as a

@@ -146,7 +146,7 @@ impl Kernel {
         let (slot, sequence) = self.next_command();
         let pass = self.pass;
         // Field by field here, not a patched copy of the template's
-        // prototype, which cost the handler registers (performance.md R7).
+        // prototype, which cost the handler registers (decisions.md R7).
         push_record(
             &mut self.commands,
             SubmittedCommand {
@@ -199,7 +199,7 @@ impl Kernel {
         let id = self.job_ids;
         self.job_ids += 1;
         // Written in place: a job built on the stack cost a copy of its 64
-        // bytes (performance.md D25). Its record's prototype is the
+        // bytes (decisions.md D25). Its record's prototype is the
         // template's, with the count, the pc and the patched arguments of
         // this moment (S18).
         let job = self.queue.push_entry(t.proto.flags, count);

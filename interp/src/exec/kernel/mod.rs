@@ -12,18 +12,18 @@
 //!   before it skips the sweep and the deadline phase entirely, and the idle
 //!   skip (machine/passes.rs) knows the next pass where anything can
 //!   happen. An ack wheel of 64 passes lets a sweep find the slots it frees
-//!   without walking the busy ones ([`Kernel::sweep`]; performance.md D18).
+//!   without walking the busy ones ([`Kernel::sweep`]; decisions.md D18).
 //! - The completion models are evaluated in sequence order
 //!   ([`Delays`](models::Delays), [`Results`](models::Results)): a cycle is
-//!   a counter, not a division per command (performance.md D21).
+//!   a counter, not a division per command (decisions.md D21).
 //! - The group allocator keeps the free stretches between the busy groups
 //!   in core order: a job fits exactly when its count is at most the widest,
 //!   goes to the front of the first one wide enough, and a placement only
-//!   shrinks that stretch (performance.md D24).
+//!   shrinks that stretch (decisions.md D24).
 //! - The queue is a fixed slab of 64 jobs plus the insertion order as slab
 //!   indices and core-count keys, so a job leaving from the middle moves
 //!   bytes, not jobs, and the queue's turn finds the jobs that fit without
-//!   a branch (performance.md D25, D22). Nothing here allocates after
+//!   a branch (decisions.md D25, D22). Nothing here allocates after
 //!   set-up but the slab, once, at the first job when it was not reserved,
 //!   and the answer's vectors when they outgrow their room.
 

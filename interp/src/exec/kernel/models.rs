@@ -108,7 +108,7 @@ impl Results {
 /// a closure's model (S23).
 ///
 /// Not marked cold: a cold call here cost the queue's turn spills around
-/// it (performance.md D21, R11); with `COLD`, what it calls for a table or
+/// it (decisions.md D21, R11); with `COLD`, what it calls for a table or
 /// a closure is (see [`Cold`]).
 #[inline]
 pub(super) fn result_on_record<const COLD: bool>(
@@ -126,7 +126,7 @@ pub(super) fn result_on_record<const COLD: bool>(
 /// The table and closure models called out of line and cold: what SUBMIT
 /// and the host's commands use, so that their rare code stays out of
 /// SUBMIT's handler (its registers); a placed job's record in the queue's
-/// turn calls them inline, where a call cost spills (performance.md D21).
+/// turn calls them inline, where a call cost spills (decisions.md D21).
 /// The rules themselves are written once, in [`result_of_model`] and
 /// [`delay_on_record`].
 struct Cold;

@@ -119,12 +119,12 @@ impl Kernel {
         };
         let (owner, fixed, t_flags) = (job.owner, job.deadline, job.cmd.flags);
         // `next_command` in line, after the look-up, not called before it
-        // (performance.md R21).
+        // (decisions.md R21).
         let slot = (!self.busy).trailing_zeros() as u8;
         let sequence = self.seq;
         let pass = self.pass;
         // The job's record (S19): its prototype, copied once from the slab
-        // into the answer, with the fields known only now (performance.md
+        // into the answer, with the fields known only now (decisions.md
         // D25: built in place; a record built as a value cost the queue's
         // turn a copy).
         let record = push_record_from(&mut self.commands, &job.cmd);

@@ -93,7 +93,7 @@ pub(crate) struct Queue {
     /// The slab, on the heap from the first job on: a run that enqueues
     /// nothing allocates nothing for it, and the kernel stays cheap to move.
     /// A whole array, so that an index masked to 0..64 needs no bounds
-    /// check (performance.md D25).
+    /// check (decisions.md D25).
     jobs: Option<Box<[Job; QUEUE_CAP]>>,
     /// Each slab entry's job's overtake base (module doc).
     base: [u64; QUEUE_CAP],
@@ -223,7 +223,7 @@ impl Queue {
         let cores = cores.min(i16::MAX as u64) as i16;
         // head < 64, so the 16 keys from head are inside the array.
         let keys = &self.keys[self.head % QUEUE_CAP..][..WINDOW];
-        // One SIMD compare of the 16 keys (performance.md D22); on stable
+        // One SIMD compare of the 16 keys (decisions.md D22); on stable
         // Rust, key by key.
         #[cfg(feature = "nightly")]
         let bits = i16x16::from_slice(keys)

@@ -7,7 +7,7 @@ use crate::exec::kernel::template::Tmpl;
 use crate::types::SubmittedCommand;
 
 /// Appends `record` to the answer's records (S19): SUBMIT's and the
-/// host's, built field by field (performance.md D26). Room is made first,
+/// host's, built field by field (decisions.md D26). Room is made first,
 /// out of line ([`make_room`]), so that the record goes straight into the
 /// answer (a `push` that may grow the vector builds it on the stack first).
 #[inline(always)]
@@ -18,7 +18,7 @@ pub(super) fn push_record(commands: &mut Vec<SubmittedCommand>, record: Submitte
 
 /// Appends a copy of `proto` to the answer's records, as [`push_record`]
 /// does, and gives it back to be completed in place: a placed job's record,
-/// its prototype copied once from the queue's slab (performance.md D25).
+/// its prototype copied once from the queue's slab (decisions.md D25).
 #[inline(always)]
 pub(super) fn push_record_from<'a>(
     commands: &'a mut Vec<SubmittedCommand>,
@@ -30,7 +30,7 @@ pub(super) fn push_record_from<'a>(
 }
 
 /// Makes room for one more record, out of line, and asks for the cache
-/// lines of the record eight ahead (performance.md D27); gives the new
+/// lines of the record eight ahead (decisions.md D27); gives the new
 /// record's index.
 #[inline(always)]
 fn make_room(commands: &mut Vec<SubmittedCommand>) -> usize {

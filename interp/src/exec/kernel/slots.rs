@@ -49,7 +49,7 @@ impl Kernel {
     /// a copy of the job's (which is kept as its record) with the fields
     /// known only now filled in; SUBMIT's and the host's field by field (a
     /// patched copy of the template's prototype cost SUBMIT's handler
-    /// registers: performance.md D26, R7). The models read it there;
+    /// registers: decisions.md D26, R7). The models read it there;
     /// `COLD` (SUBMIT and the host, not a placed job) calls a table's or a
     /// closure's model out of line (models.rs, `Cold`; D21).
     #[inline(always)]
@@ -130,7 +130,7 @@ impl Kernel {
     /// before the next ack. No flag tells whether the bound is stale: every
     /// next change is a real ack or deadline, so a sweep that runs frees a
     /// slot or finds one late, and such a flag was set at nearly every
-    /// sweep (performance.md D19; the wheel and the bound: D18).
+    /// sweep (decisions.md D19; the wheel and the bound: D18).
     pub fn sweep<O: Observer>(&mut self, streams: &mut [Stream], obs: &mut O) -> bool {
         let pass = self.pass;
         let bucket = (pass % ACK_WHEEL as u64) as usize;
@@ -267,7 +267,7 @@ impl Kernel {
 /// The number of bits set in `bits`, by two table look-ups (the target
 /// has no popcount instruction: a loop per bit or the bit-twiddled count
 /// cost more for the one to four slots a sweep usually frees;
-/// performance.md D19, R20).
+/// decisions.md D19, R20).
 #[inline(always)]
 fn ones(bits: u16) -> u32 {
     const ONES: [u8; 256] = {

@@ -32,7 +32,7 @@ impl Tmpl {
 
 /// An argument index, 0..10 (S5). As a type of ten values it indexes a
 /// record's `[u32; 10]` arguments with no bounds check and no clamp
-/// (performance.md D10).
+/// (decisions.md D10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum Arg {

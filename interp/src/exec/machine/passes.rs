@@ -43,7 +43,7 @@ impl Machine {
         while p < max_passes {
             self.kernel.pass = p;
             // The sweep being due fails the test most often: it comes first
-            // (is_quick's first test; performance.md D17).
+            // (is_quick's first test; decisions.md D17).
             if budget_ended
                 && budget::is_quick(&self.kernel, p, max_passes, host_at)
                 && self.n_active == 1

@@ -334,7 +334,7 @@ impl Machine {
 /// uses in between, and whether it spans), and the program's pointers only
 /// when another stream takes it. The exit point, the reason and the halt
 /// register are written by the exits that report them. Kept, not made
-/// afresh each turn, which cost every turn (performance.md D16).
+/// afresh each turn, which cost every turn (decisions.md D16).
 pub(super) struct Turns<O: Observer> {
     ctx: Ctx<O>,
     /// The stream whose program `ctx` points into (`usize::MAX`: none yet).
