@@ -179,7 +179,7 @@ pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
 ///
 /// The default variant is tested first and entered inline; the others go
 /// through one out-of-line match, so that adding a variant adds nothing to
-/// the default's turn (performance.md D29).
+/// the default's turn (decisions.md D29).
 ///
 /// # Safety
 /// The handler contract (handler.rs): `ip` in a decoded program, `regs`
