@@ -20,8 +20,9 @@ use pyo3::types::{
 
 use crate::engine::{self, Delay, Params, ParamsError, ResultModel, SubmittedCommand, Variant};
 use crate::errors::{param_int, params_error, repr, type_name};
-use crate::results::{PyCommand, PySimResult, error_object};
+use crate::results::{PyCommand, PySimResult};
 use crate::stream::PyStream;
+use crate::stream_error::error_object;
 
 const U32: u64 = u32::MAX as u64;
 

@@ -17,9 +17,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
 use crate::engine::{BuildError, Builder, Label, Operand, Reg, Upload};
-use crate::errors::{Written, build_error, format_error, type_name, wide_i64, wide_u64};
+use crate::errors::{Written, build_error, type_name, wide_i64, wide_u64};
 use crate::results::PySimResult;
 use crate::simulate::{run, upload_bytes, with_keywords};
+use crate::stream_error::format_error;
 
 /// A register of a stream (r0..r15).
 #[pyclass(name = "Register", module = "kmst", frozen, eq, hash, from_py_object)]
