@@ -14,14 +14,12 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMemoryView, PyString, PyTuple,
-};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 
 use crate::engine::{self, Delay, Params, ParamsError, ResultModel, SubmittedCommand, Variant};
-use crate::errors::{param_int, params_error, repr, type_name};
+use crate::errors::{param_int, params_error, repr};
 use crate::results::{PyCommand, PySimResult};
-use crate::stream::PyStream;
+use crate::stream::upload_bytes;
 use crate::stream_error::error_object;
 
 const U32: u64 = u32::MAX as u64;
@@ -31,27 +29,6 @@ fn bad(param: &'static str, message: impl Into<String>) -> PyErr {
         param,
         message: message.into(),
     })
-}
-
-/// The upload bytes of `obj`: bytes, bytearray, memoryview, or a `Stream` (encoded).
-pub fn upload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(b.to_vec());
-    }
-    if obj.is_instance_of::<PyMemoryView>() {
-        let b = obj.call_method0("tobytes")?;
-        return Ok(b.cast::<PyBytes>()?.as_bytes().to_vec());
-    }
-    if let Ok(s) = obj.cast::<PyStream>() {
-        return s.borrow().encode_bytes(obj.py());
-    }
-    Err(PyTypeError::new_err(format!(
-        "upload: expected bytes, bytearray, memoryview or a Stream, found {}",
-        type_name(obj)
-    )))
 }
 
 /// A delay or result model as the caller gave it: a model, or a Python callable.
