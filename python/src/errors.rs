@@ -133,6 +133,18 @@ pub fn param_int(obj: &Bound<'_, PyAny>, param: &'static str, max: u64) -> PyRes
     }
 }
 
+/// The largest 32-bit value, as [`param_int`]'s `max`.
+pub const U32: u64 = u32::MAX as u64;
+
+/// The ValueError of a parameter `param` that is wrong for `message` (S25),
+/// as [`params_error`] makes it.
+pub fn bad_param(param: &'static str, message: impl Into<String>) -> PyErr {
+    params_error(ParamsError {
+        param,
+        message: message.into(),
+    })
+}
+
 /// A parameter outside its range (S25) as a ValueError, with `param` (its
 /// S24 name) and `problem` (what is wrong) as attributes.
 pub fn params_error(e: ParamsError) -> PyErr {

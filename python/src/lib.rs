@@ -3,7 +3,8 @@
 //!
 //! - [`engine`]: everything taken from the engine, in one place.
 //! - [`stream`]: `Stream`, `Register`, `Label` (the builder, S7..S10).
-//! - [`simulate`]: `simulate`, `check`, `check_run` and the completion models (S23..S25).
+//! - [`simulate`]: `simulate`, `check`, `check_run` and the run's parameters (S24, S25).
+//! - [`models`]: the completion models `delay` and `result` in their Python forms (S23).
 //! - [`results`]: `SimResult`, `SubmittedCommand`, `Event`.
 //! - [`stream_error`]: `StreamError`, and the `StreamFormatError` that carries one.
 //! - [`scenario`]: kernel scenarios (S26..S36): `Scenario`, `simulate_scenario`.
@@ -19,6 +20,7 @@ mod bench;
 mod classes;
 mod engine;
 mod errors;
+mod models;
 mod results;
 mod scenario;
 mod scenario_result;

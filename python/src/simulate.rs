@@ -2,8 +2,8 @@
 //!
 //! The keywords of `simulate` are the parameters of S23..S25 under their S24
 //! names, so `simulate(data, **answer["params"])` replays a saved answer.
-//! `delay` and `result` take the S23 models in Python form or in their JSON
-//! form, or any callable of the `SubmittedCommand`. A callable runs inside the
+//! `delay` and `result` take the S23 models as models.rs reads them, or any
+//! callable of the `SubmittedCommand`. A callable runs inside the
 //! engine as a Rust closure: the first exception it raises (or the first bad
 //! value it returns) is kept, every later command gets a harmless value
 //! without calling Python again, and the exception is raised when the run
@@ -14,196 +14,14 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyInt};
 
-use crate::engine::{self, Delay, Params, ParamsError, ResultModel, SubmittedCommand, Variant};
-use crate::errors::{param_int, params_error, repr};
+use crate::engine::{self, Delay, Params, ResultModel, SubmittedCommand, Variant};
+use crate::errors::{U32, bad_param, param_int, params_error, repr};
+use crate::models::{Model, delay_model, result_model};
 use crate::results::{PyCommand, PySimResult};
 use crate::stream::upload_bytes;
 use crate::stream_error::error_object;
-
-const U32: u64 = u32::MAX as u64;
-
-fn bad(param: &'static str, message: impl Into<String>) -> PyErr {
-    params_error(ParamsError {
-        param,
-        message: message.into(),
-    })
-}
-
-/// A delay or result model as the caller gave it: a model, or a Python callable.
-pub enum Model<M> {
-    Fixed(M),
-    Callable(Py<PyAny>),
-}
-
-/// The two-element `[base, modulo]` or `(base, modulo)` of a cycle.
-fn cycle(items: &[Bound<'_, PyAny>]) -> PyResult<Delay> {
-    match items {
-        [base, modulo] => Delay::cycle(
-            param_int(base, "delay", U32)? as u32,
-            param_int(modulo, "delay", U32)? as u32,
-        )
-        .map_err(params_error),
-        _ => Err(bad("delay", "cycle takes (base, modulo)")),
-    }
-}
-
-fn items<'py>(obj: &Bound<'py, PyAny>, param: &'static str) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        obj.try_iter()?.collect()
-    } else {
-        Err(bad(param, format!("expected a list, found {}", repr(obj))))
-    }
-}
-
-fn delay_table(obj: &Bound<'_, PyAny>) -> PyResult<Delay> {
-    let entries = items(obj, "delay")?
-        .iter()
-        .map(|e| {
-            if e.is_none() {
-                Ok(None)
-            } else {
-                param_int(e, "delay", U32).map(|v| Some(v as u32))
-            }
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    Delay::table(entries).map_err(params_error)
-}
-
-fn result_table(obj: &Bound<'_, PyAny>) -> PyResult<ResultModel> {
-    let entries = items(obj, "result")?
-        .iter()
-        .map(|e| param_int(e, "result", U32).map(|v| v as u32))
-        .collect::<PyResult<Vec<_>>>()?;
-    ResultModel::table(entries).map_err(params_error)
-}
-
-fn result_arg(k: &Bound<'_, PyAny>) -> PyResult<ResultModel> {
-    let k = param_int(k, "result", u64::from(u8::MAX))
-        .map_err(|_| bad("result", format!("arg({}) is not in 0..=9", repr(k))))?;
-    ResultModel::arg(k as u8).map_err(params_error)
-}
-
-/// A tagged model: `(name, ...)` or `{name: value}`.
-fn tagged<'py>(
-    obj: &Bound<'py, PyAny>,
-    param: &'static str,
-) -> PyResult<Option<(String, Vec<Bound<'py, PyAny>>)>> {
-    if let Ok(t) = obj.cast::<PyTuple>() {
-        let mut it = t.iter();
-        let Some(name) = it.next() else {
-            return Err(bad(param, "an empty tuple is not a model"));
-        };
-        let name: String = name
-            .extract()
-            .map_err(|_| bad(param, format!("unknown model {}", repr(obj))))?;
-        return Ok(Some((name, it.collect())));
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        if d.len() != 1 {
-            return Err(bad(param, format!("unexpected value {}", repr(obj))));
-        }
-        let (name, value) = d.iter().next().expect("one key");
-        let name: String = name
-            .extract()
-            .map_err(|_| bad(param, format!("unknown model {}", repr(obj))))?;
-        // JSON's {"cycle": [base, modulo]} spreads like the tuple form.
-        let rest = if name == "cycle" {
-            items(&value, param)?
-        } else {
-            vec![value]
-        };
-        return Ok(Some((name, rest)));
-    }
-    Ok(None)
-}
-
-/// A model of `param` in the forms `delay` and `result` share (S23): an int
-/// (the model `int` makes of it), a name (`word`), a list (`table`), a
-/// tagged model (`("table", list)`, or what `tag` makes of the others), or a
-/// callable; anything else is refused as not `expected`.
-fn model<M>(
-    obj: &Bound<'_, PyAny>,
-    param: &'static str,
-    int: impl Fn(u32) -> M,
-    word: impl Fn(&str) -> Option<M>,
-    table: impl Fn(&Bound<'_, PyAny>) -> PyResult<M>,
-    tag: impl Fn(&str, &[Bound<'_, PyAny>]) -> Option<PyResult<M>>,
-    expected: &str,
-) -> PyResult<Model<M>> {
-    let unknown = || bad(param, format!("unknown model {}", repr(obj)));
-    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
-        return Ok(Model::Fixed(int(param_int(obj, param, U32)? as u32)));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        // to_cow: in the limited API (abi3) before Python 3.10 too.
-        let s = s.to_cow()?;
-        return word(&s)
-            .map(Model::Fixed)
-            .ok_or_else(|| bad(param, format!("unknown model `{s}`")));
-    }
-    if obj.is_instance_of::<PyList>() {
-        return table(obj).map(Model::Fixed);
-    }
-    if let Some((name, rest)) = tagged(obj, param)? {
-        return match (name.as_str(), rest.as_slice()) {
-            ("table", [t]) => table(t).map(Model::Fixed),
-            (name, rest) => tag(name, rest)
-                .unwrap_or_else(|| Err(unknown()))
-                .map(Model::Fixed),
-        };
-    }
-    if obj.is_callable() {
-        return Ok(Model::Callable(obj.clone().unbind()));
-    }
-    Err(bad(
-        param,
-        format!("expected {expected}, found {}", repr(obj)),
-    ))
-}
-
-/// `delay`: an int, None (never), ("cycle", base, modulo), a list (table),
-/// the JSON forms, or a callable returning an int or None (S23).
-pub fn delay_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<Delay>> {
-    if obj.is_none() {
-        return Ok(Model::Fixed(Delay::Never));
-    }
-    model(
-        obj,
-        "delay",
-        Delay::Fixed,
-        |word| (word == "never").then_some(Delay::Never),
-        delay_table,
-        |name, rest| (name == "cycle").then(|| cycle(rest)),
-        "an int, None, a model or a callable",
-    )
-}
-
-/// `result`: an int (every result that value), "zero", "sequence", ("arg", k),
-/// a list (table), the JSON forms, or a callable returning an int (S23).
-pub fn result_model(obj: &Bound<'_, PyAny>) -> PyResult<Model<ResultModel>> {
-    model(
-        obj,
-        "result",
-        // A constant result is the one-entry table; 0 is the default model.
-        |v| match v {
-            0 => ResultModel::Zero,
-            v => ResultModel::Table(vec![v]),
-        },
-        |word| match word {
-            "zero" => Some(ResultModel::Zero),
-            "sequence" => Some(ResultModel::Sequence),
-            _ => None,
-        },
-        result_table,
-        |name, rest| match (name, rest) {
-            ("arg", [k]) => Some(result_arg(k)),
-            _ => None,
-        },
-        "an int, a model or a callable",
-    )
-}
 
 /// The first error a callable raised during a run.
 #[derive(Default)]
@@ -600,7 +418,7 @@ pub fn check_run(
             let range = range?;
             let pair: Vec<Bound<'_, PyAny>> = range.try_iter()?.collect::<PyResult<_>>()?;
             let [at, len] = pair.as_slice() else {
-                return Err(bad(
+                return Err(bad_param(
                     "active",
                     format!("{} is not an (offset, length) pair", repr(&range)),
                 ));
