@@ -21,6 +21,7 @@ mod classes;
 mod engine;
 mod errors;
 mod models;
+mod params;
 mod results;
 mod scenario;
 mod scenario_result;

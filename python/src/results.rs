@@ -9,14 +9,10 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 
 use crate::classes::{answer_class, command_getters, field_getters, list_getters, value_class};
-use crate::engine::{
-    self, Delay, Event, Params, ParamsError, ResultModel, SimResult, SubmittedCommand,
-};
-use crate::errors::params_error;
-use crate::simulate::Callables;
+use crate::engine::{self, Event, Params, SimResult, SubmittedCommand};
 use crate::stream_error::{error_object, error_repr};
 
 /// "1 command", "2 commands".
@@ -48,35 +44,6 @@ pub fn command_repr(c: &SubmittedCommand) -> String {
         c.pc,
         py_bool(c.queued)
     )
-}
-
-/// The parameters as a dict with the keys `json` writes (S24's for a run,
-/// S36's for a scenario); a callable `delay` or `result` appears as itself.
-pub fn params_dict<'py>(
-    py: Python<'py>,
-    params: &Params,
-    callables: &Callables,
-    json: impl FnOnce(&Params) -> Result<serde_json::Value, ParamsError>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let mut p = params.clone();
-    if matches!(p.delay, Delay::Custom(_)) {
-        p.delay = Delay::Fixed(0);
-    }
-    if matches!(p.result, ResultModel::Custom(_)) {
-        p.result = ResultModel::Zero;
-    }
-    let text = json(&p).map_err(params_error)?.to_string();
-    let dict = py
-        .import("json")?
-        .call_method1("loads", (text,))?
-        .cast_into::<PyDict>()?;
-    if let Some(f) = &callables.delay {
-        dict.set_item("delay", f.clone_ref(py))?;
-    }
-    if let Some(f) = &callables.result {
-        dict.set_item("result", f.clone_ref(py))?;
-    }
-    Ok(dict)
 }
 
 value_class! {

@@ -20,9 +20,10 @@ use serde_json::{Map, Value};
 
 use crate::engine::{self, HostCommand, Params, Scenario, ScenarioError, scenario_params_json};
 use crate::errors::{params_error, repr, scenario_error, type_name};
-use crate::results::{count, params_dict};
+use crate::params::{Callables, Keywords, params_dict, params_of, with_keywords};
+use crate::results::count;
 use crate::scenario_result::PyScenarioResult;
-use crate::simulate::{Callables, Keywords, params_of, variant, with_keywords};
+use crate::simulate::variant;
 use crate::stream::upload_bytes;
 use kmst_reference::{Entry, Problem};
 

@@ -21,8 +21,9 @@ use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyTuple};
 
 use crate::engine::{BuildError, Builder, Label, Operand, Reg, Upload};
 use crate::errors::{Written, build_error, type_name, wide_i64, wide_u64};
+use crate::params::with_keywords;
 use crate::results::PySimResult;
-use crate::simulate::{run, with_keywords};
+use crate::simulate::run;
 use crate::stream_error::format_error;
 
 /// A register of a stream (r0..r15).
