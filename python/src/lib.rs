@@ -3,7 +3,9 @@
 //!
 //! - [`engine`]: everything taken from the engine, in one place.
 //! - [`stream`]: `Stream`, `Register`, `Label` (the builder, S7..S10).
-//! - [`simulate`]: `simulate`, `check`, `check_run` and the run's parameters (S24, S25).
+//! - [`simulate`]: `simulate`, `check`, `check_run`.
+//! - [`run`]: one run on the engine, its callables installed, for `simulate` and `Stream.simulate`.
+//! - [`params`]: the ten simulation keywords, a run's Python callables, an answer's `params` (S24, S25).
 //! - [`models`]: the completion models `delay` and `result` in their Python forms (S23).
 //! - [`results`]: `SimResult`, `SubmittedCommand`, `Event`.
 //! - [`stream_error`]: `StreamError`, and the `StreamFormatError` that carries one.
@@ -23,6 +25,7 @@ mod errors;
 mod models;
 mod params;
 mod results;
+mod run;
 mod scenario;
 mod scenario_result;
 mod simulate;

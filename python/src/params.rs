@@ -184,7 +184,8 @@ pub fn params_of(kw: &Keywords<'_>) -> PyResult<(Params, Callables)> {
     Ok((p, callables))
 }
 
-/// The Python callables given for `delay` and `result`.
+/// The Python callables given for `delay` and `result` (run.rs's
+/// `Callables::install` puts them in a run).
 #[derive(Default)]
 pub struct Callables {
     pub delay: Option<Py<PyAny>>,

@@ -22,8 +22,8 @@ use crate::engine::{self, HostCommand, Params, Scenario, ScenarioError, scenario
 use crate::errors::{params_error, repr, scenario_error, type_name};
 use crate::params::{Callables, Keywords, params_dict, params_of, with_keywords};
 use crate::results::count;
+use crate::run::variant;
 use crate::scenario_result::PyScenarioResult;
-use crate::simulate::variant;
 use crate::stream::upload_bytes;
 use kmst_reference::{Entry, Problem};
 

@@ -23,7 +23,7 @@ use crate::engine::{BuildError, Builder, Label, Operand, Reg, Upload};
 use crate::errors::{Written, build_error, type_name, wide_i64, wide_u64};
 use crate::params::with_keywords;
 use crate::results::PySimResult;
-use crate::simulate::run;
+use crate::run::run;
 use crate::stream_error::format_error;
 
 /// A register of a stream (r0..r15).
