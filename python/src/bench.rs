@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 
 use crate::engine::{self, Params, Variant};
 use crate::errors::params_error;
-use crate::simulate::upload_bytes;
+use crate::stream::upload_bytes;
 
 /// Nanoseconds for `repeat` runs of `upload` with the S24 params object `params_json`.
 #[pyfunction]

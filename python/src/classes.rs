@@ -137,7 +137,7 @@ pub(crate) use command_getters;
 /// `ScenarioResult`) holding the engine's `$record`: the record, the run's
 /// Python callables, a list made the first time it is read for each of
 /// `lists`; `new`; `params` (the parameters' dict, with `$params` writing
-/// their JSON, see [`params_dict`](crate::results::params_dict)), `to_json`
+/// their JSON, see [`params_dict`](crate::params::params_dict)), `to_json`
 /// (`$json`) and `==`, which compares the `compared` fields: the answer
 /// without its parameters.
 macro_rules! answer_class {
@@ -153,12 +153,12 @@ macro_rules! answer_class {
         pub struct $ty {
             pub inner: $record,
             /// The Python callables of `delay` and `result`, when the run used them.
-            pub callables: $crate::simulate::Callables,
+            pub callables: $crate::params::Callables,
             $($list: std::sync::OnceLock<Py<pyo3::types::PyList>>,)*
         }
 
         impl $ty {
-            pub fn new(inner: $record, callables: $crate::simulate::Callables) -> Self {
+            pub fn new(inner: $record, callables: $crate::params::Callables) -> Self {
                 $ty { inner, callables, $($list: std::sync::OnceLock::new(),)* }
             }
         }
@@ -168,7 +168,7 @@ macro_rules! answer_class {
             $(#[$params_doc])*
             #[getter]
             fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-                $crate::results::params_dict(py, &self.inner.params, &self.callables, $params)
+                $crate::params::params_dict(py, &self.inner.params, &self.callables, $params)
             }
 
             $(#[$json_doc])*

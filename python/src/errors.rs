@@ -2,7 +2,8 @@
 //!
 //! Builder errors become `BuildError` (a `ValueError`) with `field` and `value`
 //! attributes and the engine's message; a rejected upload becomes
-//! `StreamFormatError` (a `ValueError`) with `reason` and `pc`. Python integers
+//! `StreamFormatError` (a `ValueError`) with `reason` and `pc` (made in
+//! stream_error.rs, beside the `StreamError` it carries). Python integers
 //! are unbounded while the engine takes `i64`/`u64`: a value beyond them is
 //! passed on clamped (still out of every range) and the error names the value
 //! the caller wrote, not the clamped one.
@@ -11,7 +12,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 
-use crate::engine::{BuildError, ParamsError, StreamFormatError};
+use crate::engine::{BuildError, ParamsError};
 
 /// The Python exception classes (named as in the specification).
 pub mod exceptions {
@@ -132,6 +133,18 @@ pub fn param_int(obj: &Bound<'_, PyAny>, param: &'static str, max: u64) -> PyRes
     }
 }
 
+/// The largest 32-bit value, as [`param_int`]'s `max`.
+pub const U32: u64 = u32::MAX as u64;
+
+/// The ValueError of a parameter `param` that is wrong for `message` (S25),
+/// as [`params_error`] makes it.
+pub fn bad_param(param: &'static str, message: impl Into<String>) -> PyErr {
+    params_error(ParamsError {
+        param,
+        message: message.into(),
+    })
+}
+
 /// A parameter outside its range (S25) as a ValueError, with `param` (its
 /// S24 name) and `problem` (what is wrong) as attributes.
 pub fn params_error(e: ParamsError) -> PyErr {
@@ -195,18 +208,6 @@ pub fn build_error(py: Python<'_>, e: BuildError, written: &[(&str, &Option<Writ
     let _ = instance.setattr("value", value_obj);
     if let BuildError::TooManyRegisters { free, .. } = e {
         let _ = instance.setattr("free", free);
-    }
-    err
-}
-
-/// A rejected upload as `StreamFormatError` with `reason`, `pc` and `error`.
-pub fn format_error(py: Python<'_>, e: StreamFormatError) -> PyErr {
-    let err = exceptions::StreamFormatError::new_err(e.to_string());
-    let instance = err.value(py);
-    let _ = instance.setattr("reason", e.0.reason.number());
-    let _ = instance.setattr("pc", e.0.pc);
-    if let Ok(obj) = Py::new(py, crate::results::PyStreamError(e.0)) {
-        let _ = instance.setattr("error", obj);
     }
     err
 }

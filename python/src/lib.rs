@@ -3,8 +3,12 @@
 //!
 //! - [`engine`]: everything taken from the engine, in one place.
 //! - [`stream`]: `Stream`, `Register`, `Label` (the builder, S7..S10).
-//! - [`simulate`]: `simulate`, `check`, `check_run` and the completion models (S23..S25).
-//! - [`results`]: `SimResult`, `SubmittedCommand`, `Event`, `StreamError`.
+//! - [`simulate`]: `simulate`, `check`, `check_run`.
+//! - [`run`]: one run on the engine, its callables installed, for `simulate` and `Stream.simulate`.
+//! - [`params`]: the ten simulation keywords, a run's Python callables, an answer's `params` (S24, S25).
+//! - [`models`]: the completion models `delay` and `result` in their Python forms (S23).
+//! - [`results`]: `SimResult`, `SubmittedCommand`, `Event`.
+//! - [`stream_error`]: `StreamError`, and the `StreamFormatError` that carries one.
 //! - [`scenario`]: kernel scenarios (S26..S36): `Scenario`, `simulate_scenario`.
 //! - [`scenario_result`]: `ScenarioResult`, `StreamOutcome`, `HostOutcome`, `ScenarioCommand`.
 //! - [`classes`]: what the answer's classes write alike (value classes, getters).
@@ -18,11 +22,15 @@ mod bench;
 mod classes;
 mod engine;
 mod errors;
+mod models;
+mod params;
 mod results;
+mod run;
 mod scenario;
 mod scenario_result;
 mod simulate;
 mod stream;
+mod stream_error;
 
 use pyo3::prelude::*;
 
@@ -35,7 +43,7 @@ fn _kmst(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<results::PySimResult>()?;
     m.add_class::<results::PyCommand>()?;
     m.add_class::<results::PyEvent>()?;
-    m.add_class::<results::PyStreamError>()?;
+    m.add_class::<stream_error::PyStreamError>()?;
     m.add_class::<scenario::PyScenario>()?;
     m.add_class::<scenario_result::PyScenarioResult>()?;
     m.add_class::<scenario_result::PyStreamOutcome>()?;

@@ -1,22 +1,19 @@
 //! The answer of a run as Python objects (docs/spec.md "The simulator", S19, S22, S24).
 //!
-//! `SubmittedCommand`, `Event` and `StreamError` are small frozen values with
-//! equality, hashing and a `repr` in constructor form. `SimResult` keeps the
+//! `SubmittedCommand` and `Event` are small frozen values with equality,
+//! hashing and a `repr` in constructor form (`StreamError`, which a run's
+//! answer holds too, is stream_error.rs's). `SimResult` keeps the
 //! engine's answer and makes the Python lists of commands and events the first
 //! time they are asked for, so a run that only looks at `status` or calls
 //! `to_json()` pays for no Python objects.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 
 use crate::classes::{answer_class, command_getters, field_getters, list_getters, value_class};
-use crate::engine::{
-    self, Delay, Event, Params, ParamsError, Reason, ResultModel, SimResult, StreamError,
-    SubmittedCommand,
-};
-use crate::errors::params_error;
-use crate::simulate::Callables;
+use crate::engine::{self, Event, Params, SimResult, SubmittedCommand};
+use crate::stream_error::{error_object, error_repr};
 
 /// "1 command", "2 commands".
 pub fn count(n: usize, what: &str) -> String {
@@ -30,14 +27,6 @@ pub fn py_bool(b: bool) -> &'static str {
 /// `None` or the value, as Python writes them.
 pub fn none_or<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "None".to_owned(), |v| v.to_string())
-}
-
-/// `None` or the `repr` of a `StreamError`.
-pub fn error_repr(e: &Option<StreamError>) -> String {
-    match e {
-        None => "None".to_owned(),
-        Some(e) => format!("StreamError(reason={}, pc={})", e.reason.number(), e.pc),
-    }
 }
 
 /// The `repr` of a `SubmittedCommand`, in constructor form.
@@ -55,35 +44,6 @@ pub fn command_repr(c: &SubmittedCommand) -> String {
         c.pc,
         py_bool(c.queued)
     )
-}
-
-/// The parameters as a dict with the keys `json` writes (S24's for a run,
-/// S36's for a scenario); a callable `delay` or `result` appears as itself.
-pub fn params_dict<'py>(
-    py: Python<'py>,
-    params: &Params,
-    callables: &Callables,
-    json: impl FnOnce(&Params) -> Result<serde_json::Value, ParamsError>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let mut p = params.clone();
-    if matches!(p.delay, Delay::Custom(_)) {
-        p.delay = Delay::Fixed(0);
-    }
-    if matches!(p.result, ResultModel::Custom(_)) {
-        p.result = ResultModel::Zero;
-    }
-    let text = json(&p).map_err(params_error)?.to_string();
-    let dict = py
-        .import("json")?
-        .call_method1("loads", (text,))?
-        .cast_into::<PyDict>()?;
-    if let Some(f) = &callables.delay {
-        dict.set_item("delay", f.clone_ref(py))?;
-    }
-    if let Some(f) = &callables.result {
-        dict.set_item("result", f.clone_ref(py))?;
-    }
-    Ok(dict)
 }
 
 value_class! {
@@ -184,56 +144,6 @@ field_getters! {
     /// The 24-bit auxiliary.
     auxiliary: u32,
     pass_index: u64,
-}
-
-value_class! {
-    /// The reason and program counter of an error event (docs/spec.md "Events and errors").
-    "StreamError", PyStreamError(StreamError), Hash
-}
-
-#[pymethods]
-impl PyStreamError {
-    #[new]
-    fn new(reason: u8, pc: u32) -> PyResult<Self> {
-        let reason = Reason::from_u8(reason)
-            .ok_or_else(|| PyValueError::new_err(format!("reason {reason} is not in 1..=11")))?;
-        Ok(PyStreamError(StreamError { reason, pc }))
-    }
-
-    /// The reason number, 1..=11.
-    #[getter]
-    fn reason(&self) -> u8 {
-        self.0.reason.number()
-    }
-    #[getter]
-    fn pc(&self) -> u32 {
-        self.0.pc
-    }
-    /// The reason's meaning, as in the specification's table.
-    #[getter]
-    fn description(&self) -> &'static str {
-        self.0.reason.describe()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "StreamError(reason={}, pc={})",
-            self.0.reason.number(),
-            self.0.pc
-        )
-    }
-
-    fn __str__(&self) -> String {
-        self.0.to_string()
-    }
-}
-
-/// `None` or the `StreamError` of `e`.
-pub fn error_object(py: Python<'_>, e: Option<StreamError>) -> PyResult<Py<PyAny>> {
-    match e {
-        None => Ok(py.None()),
-        Some(e) => Ok(Py::new(py, PyStreamError(e))?.into_any()),
-    }
 }
 
 answer_class! {

@@ -20,9 +20,11 @@ use serde_json::{Map, Value};
 
 use crate::engine::{self, HostCommand, Params, Scenario, ScenarioError, scenario_params_json};
 use crate::errors::{params_error, repr, scenario_error, type_name};
-use crate::results::{count, params_dict};
+use crate::params::{Callables, Keywords, params_dict, params_of, with_keywords};
+use crate::results::count;
+use crate::run::variant;
 use crate::scenario_result::PyScenarioResult;
-use crate::simulate::{Callables, Keywords, params_of, upload_bytes, variant, with_keywords};
+use crate::stream::upload_bytes;
 use kmst_reference::{Entry, Problem};
 
 /// The S36 parameter keys a scenario takes (S24's without `cancel_pass`).

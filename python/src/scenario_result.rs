@@ -19,9 +19,8 @@ use crate::engine::{
     self, HostOutcome, Outcome, Reason, ScenarioCommand, ScenarioResult, Status, StreamOutcome,
     scenario_params_json,
 };
-use crate::results::{
-    PyCommand, PyEvent, command_repr, count, error_object, error_repr, none_or, py_bool,
-};
+use crate::results::{PyCommand, PyEvent, command_repr, count, none_or, py_bool};
+use crate::stream_error::{PyStreamError, error_object, error_repr};
 
 fn status_of(name: &str) -> PyResult<Status> {
     match name {
@@ -56,7 +55,7 @@ impl PyStreamOutcome {
         length: u32,
         pass_: u64,
         status: &str,
-        error: Option<PyRef<'_, crate::results::PyStreamError>>,
+        error: Option<PyRef<'_, PyStreamError>>,
         halt: Option<u32>,
     ) -> PyResult<Self> {
         Ok(PyStreamOutcome(StreamOutcome {

@@ -9,17 +9,22 @@
 //! `Stream.decode(data)` gives a stream that holds the decoded upload: it
 //! encodes back to the same bytes and simulates, but takes no more micro-ops
 //! (an upload has no registers pool or labels to go on from).
+//!
+//! Every function that takes an upload reads it with [`upload_bytes`], here
+//! because a `Stream` is one of the forms it takes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyTuple};
 
 use crate::engine::{BuildError, Builder, Label, Operand, Reg, Upload};
-use crate::errors::{Written, build_error, format_error, type_name, wide_i64, wide_u64};
+use crate::errors::{Written, build_error, type_name, wide_i64, wide_u64};
+use crate::params::with_keywords;
 use crate::results::PySimResult;
-use crate::simulate::{run, upload_bytes, with_keywords};
+use crate::run::run;
+use crate::stream_error::format_error;
 
 /// A register of a stream (r0..r15).
 #[pyclass(name = "Register", module = "kmst", frozen, eq, hash, from_py_object)]
@@ -154,6 +159,27 @@ impl PyStream {
             State::Decoded(u) => u.header,
         }
     }
+}
+
+/// The upload bytes of `obj`: bytes, bytearray, memoryview, or a `Stream` (encoded).
+pub fn upload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(b.to_vec());
+    }
+    if obj.is_instance_of::<PyMemoryView>() {
+        let b = obj.call_method0("tobytes")?;
+        return Ok(b.cast::<PyBytes>()?.as_bytes().to_vec());
+    }
+    if let Ok(s) = obj.cast::<PyStream>() {
+        return s.borrow().encode_bytes(obj.py());
+    }
+    Err(PyTypeError::new_err(format!(
+        "upload: expected bytes, bytearray, memoryview or a Stream, found {}",
+        type_name(obj)
+    )))
 }
 
 #[pymethods]
