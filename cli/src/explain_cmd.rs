@@ -11,7 +11,7 @@ use kmst::Dispatch;
 use kmst::exec::dispatch::explain::{self, Code, Kind, Unit};
 
 use crate::common::{CliError, load_upload, print_out};
-use crate::machine_code::{Binary, Line, decode, listing};
+use crate::machine_code::{Binary, Line, code_and_data, decode, listing};
 
 const ABOUT: &str = "\
 Each handler's name is its unit's (the rows of
@@ -252,14 +252,27 @@ fn compiled(path: &std::path::Path, dispatches: &[Dispatch]) -> Result<ExitCode,
     })?;
     let mut out = String::new();
     for (k, r) in regions.iter().enumerate() {
-        let lines = listing(None, &decode(&r.code, 0), 0, (0, r.code.len() as u64));
+        let (code, data) = code_and_data(&r.code, 0);
+        let mut lines = listing(None, &code, 0, (0, r.code.len() as u64));
+        for l in &mut lines {
+            // The region's one indirect jump enters it at a pc's block.
+            if l.note.as_deref() == Some("dispatch: jump to it") {
+                l.note = Some("enter at the pc's block".to_owned());
+            }
+            if l.note.as_deref() == Some("dispatch: the next arm's offset from the jump table") {
+                l.note = Some("the pc's entry in the jump table".to_owned());
+            }
+        }
+        let count = lines.len();
+        lines.extend(data);
+        lines.sort_by_key(|l| l.offset);
         let _ = writeln!(
             out,
             "== region {k}: micro-ops {}..{}, {} bytes, {} instructions",
             r.pcs.start,
             r.pcs.end,
             r.code.len(),
-            lines.len()
+            count
         );
         write_lines(&mut out, &lines);
         out.push('\n');

@@ -194,6 +194,99 @@ pub fn decode(bytes: &[u8], addr: u64) -> Vec<Instruction> {
     out
 }
 
+/// A compiled region's `bytes` (at address `addr`) as its instructions and
+/// the data among them, each data run as a line of the listing: the jump
+/// tables (a `lea` of the table, the `movsxd` that reads an entry; the
+/// table ends where the first entry's code begins), the constants after the
+/// code (read rip-relative), and the zero bytes that pad up to them.
+pub fn code_and_data(bytes: &[u8], addr: u64) -> (Vec<Instruction>, Vec<Line>) {
+    let end = addr + bytes.len() as u64;
+    let inside = |t: u64| t >= addr && t < end;
+    let all = decode(bytes, addr);
+    let word = |at: u64| {
+        let k = (at - addr) as usize;
+        bytes
+            .get(k..k + 4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut data: Vec<(u64, u64, String)> = Vec::new();
+    for (k, i) in all.iter().enumerate() {
+        if i.mnemonic() != Mnemonic::Movsxd || i.memory_index_scale() != 4 {
+            continue;
+        }
+        let base = i.memory_base().full_register();
+        let Some(table) = all[..k]
+            .iter()
+            .rev()
+            .find(|j| j.mnemonic() == Mnemonic::Lea && j.op0_register().full_register() == base)
+            .filter(|j| j.is_ip_rel_memory_operand() && inside(j.ip_rel_memory_address()))
+            .map(Instruction::ip_rel_memory_address)
+        else {
+            continue;
+        };
+        let (mut at, mut stop) = (table, end);
+        while at + 4 <= stop {
+            let Some(target) = word(at).map(|e| table.wrapping_add(e as i64 as u64)) else {
+                break;
+            };
+            if !inside(target) {
+                break;
+            }
+            stop = stop.min(target);
+            at += 4;
+        }
+        if at > table {
+            let n = (at - table) / 4;
+            data.push((table, at, format!("(jump table: {n} entries of 4 bytes)")));
+        }
+    }
+    let in_data = |at: u64, data: &[(u64, u64, String)]| data.iter().any(|d| at >= d.0 && at < d.1);
+    // The constants: the lowest address the code reads rip-relative.
+    let pool = all
+        .iter()
+        .filter(|i| !in_data(i.ip(), &data) && i.mnemonic() != Mnemonic::Lea)
+        .filter(|i| i.is_ip_rel_memory_operand() && inside(i.ip_rel_memory_address()))
+        .map(Instruction::ip_rel_memory_address)
+        .filter(|&d| !in_data(d, &data))
+        .min();
+    if let Some(pool) = pool {
+        // The zero bytes before it pad the code to the constants' alignment.
+        let mut from = pool;
+        while from > addr && bytes[(from - addr - 1) as usize] == 0 {
+            from -= 1;
+        }
+        if from < pool {
+            data.push((from, pool, format!("(padding: {} bytes)", pool - from)));
+        }
+        data.push((pool, end, format!("(constants: {} bytes)", end - pool)));
+    }
+    data.sort_by_key(|d| d.0);
+    // The code again, from each end of data to the next start.
+    let mut code = Vec::new();
+    let mut at = addr;
+    for (from, to, _) in data
+        .iter()
+        .chain(std::iter::once(&(end, end, String::new())))
+    {
+        if *from > at {
+            code.extend(decode(
+                &bytes[(at - addr) as usize..(*from - addr) as usize],
+                at,
+            ));
+        }
+        at = at.max(*to);
+    }
+    let lines = data
+        .into_iter()
+        .map(|(from, _, text)| Line {
+            offset: from - addr,
+            text,
+            note: None,
+        })
+        .collect();
+    (code, lines)
+}
+
 /// The direct target of a branch or call, if it has one.
 fn direct_target(i: &Instruction) -> Option<u64> {
     let direct = matches!(
@@ -270,7 +363,17 @@ pub fn listing(
             }
             FlowControl::IndirectBranch => {
                 let reg = i.op0_register().full_register();
-                if let Some(load) = (0..k).rev().find(|&j| writes_from_memory(&instrs[j], reg)) {
+                // The load of the target, or of its offset in a jump
+                // table (a `movsxd` a few instructions before).
+                let near = k.saturating_sub(6)..k;
+                let load = (0..k)
+                    .rev()
+                    .find(|&j| writes_from_memory(&instrs[j], reg))
+                    .or_else(|| {
+                        near.rev()
+                            .find(|&j| instrs[j].mnemonic() == Mnemonic::Movsxd)
+                    });
+                if let Some(load) = load {
                     lines[load].note = Some(if instrs[load].mnemonic() == Mnemonic::Movsxd {
                         "dispatch: the next arm's offset from the jump table".to_owned()
                     } else {
@@ -283,6 +386,16 @@ pub fn listing(
                             && instrs[j].op0_register().full_register() == reg
                     }) {
                         lines[add].note = Some("plus the table's address".to_owned());
+                    }
+                    // The table's address, where the listing loads it.
+                    if instrs[load].mnemonic() == Mnemonic::Movsxd {
+                        let base = instrs[load].memory_base().full_register();
+                        if let Some(lea) = (0..load).rev().find(|&j| {
+                            instrs[j].mnemonic() == Mnemonic::Lea
+                                && instrs[j].op0_register().full_register() == base
+                        }) {
+                            lines[lea].note = Some("the jump table's address".to_owned());
+                        }
                     }
                 }
                 Some("dispatch: jump to it".to_owned())
@@ -431,7 +544,8 @@ fn memory_operand(i: &Instruction) -> bool {
 /// Whether `i` writes register `reg` (full width) from memory: a handler
 /// pointer loaded from a table or an instruction.
 fn writes_from_memory(i: &Instruction, reg: Register) -> bool {
-    i.op_count() == 2
+    i.mnemonic() != Mnemonic::Lea
+        && i.op_count() == 2
         && i.op0_kind() == OpKind::Register
         && i.op0_register().full_register() == reg
         && i.op1_kind() == OpKind::Memory

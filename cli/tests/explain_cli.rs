@@ -261,6 +261,10 @@ fn an_upload_is_explained_region_by_region_with_jit() {
     assert!(out.starts_with("== region 0: micro-ops 0.."), "{out}");
     assert_eq!(out.matches("== region").count(), 1, "{out}");
     assert!(out.contains("ret"), "{out}");
+    // The region's entry table and constants are shown as data, not as
+    // instructions decoded from their bytes (zeros read as `add [rax], al`).
+    assert!(out.contains("(jump table: "), "{out}");
+    assert!(!out.contains("add [rax], al"), "{out}");
     // An upload the check rejects (an unknown opcode at pc 1, S5): a
     // verdict against the input, exit 1, as `kmst check`'s.
     let bad = ".stream max_steps=10 seed=1 req=5\nhalt r0\n.op 0, 0, 0, 0, 0\n";
