@@ -10,8 +10,9 @@ use std::process::ExitCode;
 use kmst::Dispatch;
 use kmst::exec::dispatch::explain::{self, Code, Kind, Unit};
 
+use crate::binary::Binary;
 use crate::common::{CliError, load_upload, print_out};
-use crate::machine_code::{Binary, Line, code_and_data, decode, listing};
+use crate::machine_code::{Line, code_and_data, decode, listing};
 
 const ABOUT: &str = "\
 Each handler's name is its unit's (the rows of

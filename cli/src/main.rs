@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod asm_cmd;
+mod binary;
 mod check_cmd;
 mod common;
 mod compare_cmd;
