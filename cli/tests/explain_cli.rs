@@ -2,10 +2,11 @@
 //! dispatch each variant's handler ends in, the code compiled for an
 //! upload, and the errors.
 //!
-//! The machine code of `cargo test`'s kmst is unoptimized; CI runs this
-//! file a second time with `KMST_EXPLAIN_BIN` naming a release build, where
-//! each variant's ADD must end in that variant's dispatch (the dispatch
-//! styles of docs/dispatch.md).
+//! The machine code of `cargo test`'s kmst is unoptimized. With
+//! `KMST_EXPLAIN_BIN` naming a release build (`KMST_EXPLAIN_RELEASE=1 bash
+//! .ci/run`, as the newest-nightly workflow runs it; CONTRIBUTING.md "Before
+//! you push"), each variant's ADD must end in that variant's dispatch (the
+//! dispatch styles of docs/dispatch.md).
 
 mod common;
 use common::{kmst, s, workspace_file};
