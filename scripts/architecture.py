@@ -17,6 +17,9 @@ import os
 import sys
 from xml.sax.saxutils import escape
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated import write_or_check  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "docs", "architecture.svg")
 
@@ -215,17 +218,7 @@ def main():
     if missing:
         print(f"architecture: {rel} names paths that do not exist: {', '.join(missing)}", file=sys.stderr)
         return 1
-    want = render()
-    have = open(OUT, encoding="utf-8").read() if os.path.exists(OUT) else ""
-    if args.check:
-        if have != want:
-            print(f"architecture: {rel} is stale: run python3 scripts/architecture.py", file=sys.stderr)
-            return 1
-        print(f"architecture: {rel} is current")
-        return 0
-    if have != want:
-        open(OUT, "w", encoding="utf-8").write(want)
-    return 0
+    return write_or_check(OUT, render(), args.check, "architecture")
 
 
 if __name__ == "__main__":

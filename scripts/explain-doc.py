@@ -19,6 +19,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated import write_or_check  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "dispatch.md")
 BEGIN = "<!-- explain:begin -->"
@@ -102,16 +105,7 @@ def main():
     new = block(kmst_binary(args))
     before, rest = doc.split(BEGIN, 1)
     _, after = rest.split(END, 1)
-    updated = before + new + after
-    if args.check:
-        if updated != doc:
-            print("explain-doc: docs/dispatch.md's listings are stale: run scripts/explain-doc.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    if updated != doc:
-        open(DOC, "w", encoding="utf-8").write(updated)
-    return 0
+    return write_or_check(DOC, before + new + after, args.check, "explain-doc")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated import write_or_check  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = os.path.join(ROOT, "interp", "src", "ops.rs")
 INST = os.path.join(ROOT, "interp", "src", "exec", "inst.rs")
@@ -159,19 +162,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--check", action="store_true", help="exit 1 when the file is stale")
     args = p.parse_args()
-    want = render()
-    have = open(OUT, encoding="utf-8").read() if os.path.exists(OUT) else ""
-    if args.check:
-        if have != want:
-            print(f"gen-handlers: {os.path.relpath(OUT, ROOT)} is stale: run python3 scripts/gen-handlers.py",
-                  file=sys.stderr)
-            return 1
-        print(f"gen-handlers: {os.path.relpath(OUT, ROOT)} is current")
-        return 0
-    if have != want:
-        open(OUT, "w", encoding="utf-8").write(want)
-    return 0
-
+    return write_or_check(OUT, render(), args.check, "gen-handlers")
 
 if __name__ == "__main__":
     sys.exit(main())
