@@ -152,10 +152,11 @@ pub struct Code {
 /// The code `dispatch` runs for `unit`, in this process.
 pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
     let i = usize::from(unit.index);
+    let source = format!("{HANDLERS_FILE}:{}", unit.line());
     let row = |kind: Kind, addr: usize| Code {
         kind,
         name: format!("{}_{}", unit.name, kind.name()),
-        source: format!("{HANDLERS_FILE}:{}", unit.line()),
+        source: source.clone(),
         addr,
     };
     let _ = (i, &row);
@@ -186,7 +187,7 @@ pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
                 super::indirect::central::<NoObserver> as *const () as usize,
             );
             arm.name = format!("{}_indirect, inlined into {}", unit.name, arm.name);
-            arm.source = row(Kind::Indirect, 0).source;
+            arm.source = source.clone();
             vec![arm]
         }
         #[cfg(feature = "switch")]
