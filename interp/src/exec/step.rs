@@ -73,7 +73,7 @@ pub(crate) unsafe fn step<B: OpBody, O: Observer, S: Src>(
 ) -> Flow {
     // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
     unsafe {
-        match B::run_acc::<O, S>(ip, regs, &mut *(ctx as *mut Ctx<O>), acc) {
+        match B::run::<O, S>(ip, regs, &mut *(ctx as *mut Ctx<O>), acc) {
             Ok(next) => {
                 observe::<O>(ctx, ip);
                 Ok(next)

@@ -6,14 +6,24 @@
 //! (machine/mod.rs, "Spans of quick passes"), so that they run knowing
 //! their pass.
 
-use super::{Ctx, Exit, Flow, OpBody, Src, interpreted, run_acc, run_via_acc};
+use super::{Ctx, Exit, Flow, OpBody, Src};
 use crate::exec::inst::Inst;
 use crate::exec::observer::Observer;
 use crate::exec::operand::{get, set};
 
-interpreted! {
-    /// `HALT a`: wait while anything of the stream is pending, else end with status a.
-    Halt(ip, regs, ctx) {
+/// `HALT a`: wait while anything of the stream is pending, else end with status a.
+pub(crate) struct Halt;
+impl OpBody for Halt {
+    #[cfg(feature = "jit")]
+    const INTERPRETED: bool = true;
+
+    #[inline(always)]
+    unsafe fn run<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        _: &mut u32,
+    ) -> Flow {
         // SAFETY: OpBody's contract; `ctx.stream` is the running stream.
         unsafe {
             if (*ctx.stream).pending != 0 {
@@ -25,9 +35,19 @@ interpreted! {
     }
 }
 
-interpreted! {
-    /// `WAIT imm`: go on when at most imm commands and jobs are pending.
-    Wait(ip, _, ctx) {
+/// `WAIT imm`: go on when at most imm commands and jobs are pending.
+pub(crate) struct Wait;
+impl OpBody for Wait {
+    #[cfg(feature = "jit")]
+    const INTERPRETED: bool = true;
+
+    #[inline(always)]
+    unsafe fn run<O: Observer, S: Src>(
+        ip: *const Inst,
+        _: *mut u32,
+        ctx: &mut Ctx<O>,
+        _: &mut u32,
+    ) -> Flow {
         // SAFETY: OpBody's contract.
         unsafe {
             if (*ctx.stream).pending > (*ip).imm {
@@ -45,8 +65,14 @@ pub(crate) struct Submit;
 impl OpBody for Submit {
     #[cfg(feature = "jit")]
     const INTERPRETED: bool = true;
-    run_via_acc!();
-    run_acc!(|ip, regs, ctx, acc| {
+
+    #[inline(always)]
+    unsafe fn run<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        acc: &mut u32,
+    ) -> Flow {
         // SUBMIT ends its block: the head after it reads the register file,
         // so the accumulator is dropped rather than kept in a register.
         *acc = 0;
@@ -65,12 +91,22 @@ impl OpBody for Submit {
                 Err(e) => Err(ctx.fail(e)),
             }
         }
-    });
+    }
 }
 
-interpreted! {
-    /// `ENQUEUE imm, a`: queue template imm as a job of `a` cores.
-    Enqueue(ip, regs, ctx) {
+/// `ENQUEUE imm, a`: queue template imm as a job of `a` cores.
+pub(crate) struct Enqueue;
+impl OpBody for Enqueue {
+    #[cfg(feature = "jit")]
+    const INTERPRETED: bool = true;
+
+    #[inline(always)]
+    unsafe fn run<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        _: &mut u32,
+    ) -> Flow {
         ctx.resync()?;
         let pc = ctx.pc(ip);
         // SAFETY: as for SUBMIT.
@@ -92,8 +128,14 @@ impl OpBody for ReadResult {
     #[cfg(feature = "jit")]
     const INTERPRETED: bool = true;
     const STRAIGHT: bool = true;
-    run_via_acc!();
-    run_acc!(|ip, regs, ctx, acc| {
+
+    #[inline(always)]
+    unsafe fn run<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        acc: &mut u32,
+    ) -> Flow {
         // SAFETY: OpBody's contract.
         unsafe {
             let v = (*ctx.stream).latest_result;
@@ -101,12 +143,22 @@ impl OpBody for ReadResult {
             *acc = v;
             Ok(ip.add(1))
         }
-    });
+    }
 }
 
-interpreted! {
-    /// `EVENT a`: post a progress event with the low 24 bits of a.
-    Event(ip, regs, ctx) {
+/// `EVENT a`: post a progress event with the low 24 bits of a.
+pub(crate) struct Event;
+impl OpBody for Event {
+    #[cfg(feature = "jit")]
+    const INTERPRETED: bool = true;
+
+    #[inline(always)]
+    unsafe fn run<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        _: &mut u32,
+    ) -> Flow {
         ctx.resync()?;
         // SAFETY: OpBody's contract.
         unsafe {
@@ -117,9 +169,19 @@ interpreted! {
     }
 }
 
-interpreted! {
-    /// `TIME a`: a = low 32 bits of pass * ticks_per_pass.
-    Time(ip, regs, ctx) {
+/// `TIME a`: a = low 32 bits of pass * ticks_per_pass.
+pub(crate) struct Time;
+impl OpBody for Time {
+    #[cfg(feature = "jit")]
+    const INTERPRETED: bool = true;
+
+    #[inline(always)]
+    unsafe fn run<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        _: &mut u32,
+    ) -> Flow {
         ctx.resync()?;
         // SAFETY: OpBody's contract.
         unsafe {

@@ -25,7 +25,7 @@ pub(crate) use super::inst::{Exit, Flow};
 use super::kernel::template::Tmpl;
 use super::kernel::{Kernel, Refusal, StreamMeta};
 use super::observer::Observer;
-pub(crate) use super::operand::{Regs, Src};
+pub(crate) use super::operand::Src;
 use crate::ops::Opcode;
 use crate::types::Reason;
 
@@ -114,7 +114,8 @@ impl Named for End {
     const OP: Option<Opcode> = None;
 }
 
-/// One micro-op's behaviour.
+/// One micro-op's behaviour: [`OpBody::run`] for the interpreters,
+/// [`OpBody::lower`] for the compiled tier, side by side in one `impl`.
 pub(crate) trait OpBody: Named {
     /// True when the micro-op never stops the turn and always goes on to the
     /// next instruction (never `Err`, always `ip + 1`): it can sit inside a
@@ -129,13 +130,27 @@ pub(crate) trait OpBody: Named {
     #[cfg(feature = "jit")]
     const INTERPRETED: bool = false;
 
-    /// Does the micro-op at `ip`.
+    /// Does the micro-op at `ip`, reading the operands `S` names from
+    /// `acc` rather than the register file (a forwarding variant,
+    /// docs/dispatch.md "The accumulator"). A straight micro-op leaves in
+    /// `acc` the value it wrote to register `a`; any other leaves `acc` as
+    /// it is or clears it (it ends its block, and the head after it reads
+    /// no accumulator). `S` is [`Regs`](super::operand::Regs) everywhere but in the variants and
+    /// pairs of `for_each_fused!` (inst.rs).
     ///
     /// # Safety
     /// `ip` points at an instruction of a decoded [`Program`](super::decode::Program)
     /// with this body's op, `regs` at that stream's 16 registers, and `ctx`'s
-    /// pointers are live and unaliased for the call.
-    unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow;
+    /// pointers are live and unaliased for the call. When `S` reads an
+    /// operand from the accumulator, `acc` holds the register the operand
+    /// names (the micro-op before wrote it) and the micro-op has that
+    /// operand; when `S` is in place, `b` is `a` (Program::decode).
+    unsafe fn run<O: Observer, S: Src>(
+        ip: *const Inst,
+        regs: *mut u32,
+        ctx: &mut Ctx<O>,
+        acc: &mut u32,
+    ) -> Flow;
 
     /// Builds the micro-op `i` for the compiled tier (exec/compiled/lower.rs), as
     /// [`OpBody::run`] does it: the one definition of what it does, twice
@@ -151,89 +166,4 @@ pub(crate) trait OpBody: Named {
         let _ = (e, i);
         Lowered::Interpret
     }
-
-    /// Does the micro-op as [`OpBody::run`], reading the operands `S` names
-    /// from `acc` rather than the register file, and, for a straight
-    /// micro-op, leaves in `acc` the value it wrote to register `a` (the
-    /// accumulator, docs/dispatch.md). Every straight body implements it;
-    /// the default, for the others, runs the body and leaves `acc` as it
-    /// is: a micro-op that is not straight ends its block, and the head
-    /// after it reads no accumulator.
-    ///
-    /// # Safety
-    /// As [`OpBody::run`]; when `S` reads an operand from the accumulator,
-    /// `acc` holds the register the operand names (the micro-op before wrote
-    /// it) and the micro-op has that operand; when `S` is in place, `b` is
-    /// `a` (Program::decode).
-    #[inline(always)]
-    unsafe fn run_acc<O: Observer, S: Src>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: &mut Ctx<O>,
-        acc: &mut u32,
-    ) -> Flow {
-        const {
-            assert!(!Self::STRAIGHT, "a straight body keeps the accumulator");
-            assert!(
-                !S::A && !S::B && !S::C && !S::B_IS_A && !S::GROUP,
-                "no variant of this body"
-            );
-        }
-        let _ = acc;
-        // SAFETY: the caller's contract.
-        unsafe { Self::run::<O>(ip, regs, ctx) }
-    }
 }
-
-/// [`OpBody::run`] of a body that implements [`OpBody::run_acc`]: its
-/// operands from the register file, the accumulator dropped. Written once
-/// for the straight bodies and the conditional jumps.
-macro_rules! run_via_acc {
-    () => {
-        #[inline(always)]
-        unsafe fn run<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
-            // SAFETY: as `run_acc` (OpBody's contract; `Regs` reads no
-            // accumulator).
-            unsafe { Self::run_acc::<O, $crate::exec::bodies::Regs>(ip, regs, ctx, &mut 0) }
-        }
-    };
-}
-pub(crate) use run_via_acc;
-
-/// A body the compiled tier leaves to the interpreter and that reads no
-/// accumulator (the kernel-facing micro-ops but SUBMIT and RESULT, and
-/// `End`): written as `Name(ip, regs, ctx) { .. }`, the unit struct and its
-/// `OpBody::run`.
-macro_rules! interpreted {
-    ($(#[$doc:meta])* $name:ident($ip:pat_param, $regs:pat_param, $ctx:ident) $body:block) => {
-        $(#[$doc])*
-        pub(crate) struct $name;
-        impl OpBody for $name {
-            #[cfg(feature = "jit")]
-            const INTERPRETED: bool = true;
-            #[inline(always)]
-            unsafe fn run<O: Observer>(
-                $ip: *const $crate::exec::inst::Inst,
-                $regs: *mut u32,
-                $ctx: &mut $crate::exec::bodies::Ctx<O>,
-            ) -> $crate::exec::bodies::Flow $body
-        }
-    };
-}
-pub(crate) use interpreted;
-
-/// [`OpBody::run_acc`] of a body written outside a macro: its arguments
-/// named as given (`_` for one it does not read), the contract's
-/// signature written once.
-macro_rules! run_acc {
-    (|$ip:pat_param, $regs:pat_param, $ctx:pat_param, $acc:pat_param| $body:block) => {
-        #[inline(always)]
-        unsafe fn run_acc<O: Observer, S: Src>(
-            $ip: *const $crate::exec::inst::Inst,
-            $regs: *mut u32,
-            $ctx: &mut $crate::exec::bodies::Ctx<O>,
-            $acc: &mut u32,
-        ) -> $crate::exec::bodies::Flow $body
-    };
-}
-pub(crate) use run_acc;

@@ -44,7 +44,7 @@ impl<B: OpBody, S: Src> Switched for One<B, S> {
     #[inline(always)]
     unsafe fn alone<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: &mut Ctx<O>) -> Flow {
         // SAFETY: the caller's contract.
-        unsafe { B::run::<O>(ip, regs, ctx) }
+        unsafe { B::run::<O, Regs>(ip, regs, ctx, &mut 0) }
     }
 
     unsafe fn pair<O: Observer>(
