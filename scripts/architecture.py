@@ -43,7 +43,7 @@ BOXES = {
     "machine": dict(name="machine", paths=["interp/src/exec/machine/"],
                     notes=["the pass loop, the turns, the idle skip"], x=A, y=250, w=COL),
     "dispatch": dict(name="dispatch", paths=["interp/src/exec/dispatch/"],
-                     files=["handlers.rs", "generic.rs"],
+                     files=["handlers.rs", "kinds.rs"],
                      notes=["a loop per variant; the handlers"], x=A, y=350, w=COL),
     "bodies": dict(name="bodies", paths=["interp/src/exec/bodies/"],
                    notes=["each micro-op written once"], x=A, y=470, w=COL),

@@ -15,11 +15,12 @@ use crate::common::{CliError, load_upload, print_out};
 use crate::machine_code::{Line, code_and_data, decode, listing};
 
 const ABOUT: &str = "\
-Each handler's name is its unit's (the rows of
-interp/src/exec/dispatch/handlers.rs) and its kind: `counted`, `charged` and
-`head` under tail and threaded (the templates of generic.rs), `sub` under
-subroutine, `indirect` under indirect. Under switch and loop_match a unit is
-an arm of the loop function, found through the loop's jump table. The
+Each handler's name is its unit's and its kind, and its Rust is written out
+under that name in interp/src/exec/dispatch/handlers.rs: `counted`,
+`charged` and `head` under tail and threaded, `sub` under subroutine,
+`indirect` under indirect, `switch` and `loop_match` under those loops.
+The arms (switch, loop_match, and indirect, whose handlers LLVM inlines
+into its central dispatch) are found through the loop's jump table. The
 listings are of the instances a plain run uses (no observer). jit compiles
 each upload: `kmst explain FILE --dispatch jit` prints that code.
 
@@ -134,14 +135,7 @@ fn units(name: &str) -> Result<Vec<Unit>, CliError> {
 fn show(bin: &Binary, d: Dispatch, u: Unit, code: &Code) -> (String, Option<Vec<Line>>) {
     let mut head = String::new();
     let _ = writeln!(head, "== {} under {d}: {}", code.name, u.doc);
-    let template = match code.kind {
-        Kind::Arm => String::new(),
-        k => format!(
-            "; template `{}` in interp/src/exec/dispatch/generic.rs",
-            k.name()
-        ),
-    };
-    let _ = writeln!(head, "   source: {}{template}", code.source);
+    let _ = writeln!(head, "   source: {}", code.source);
     let f = match bin.function(code.addr, &code.name) {
         Ok(f) => f,
         Err(e) => {

@@ -1,22 +1,17 @@
-//! One step of the interpreter and the fuel it costs, written once for
-//! every dispatch variant: a micro-op body run with the observer told and
-//! the exit point recorded ([`step`]), a superinstruction's two steps with
-//! the fuel between them ([`run_pair`], [`run_pair_charged`]), a handler's
-//! unit of work counted or charged ([`Unit`]: [`One`], [`Pair`]), the one
-//! list of every handler index's unit ([`for_each_unit!`]) and what the
-//! decoder and the compiler read of each ([`Shape`], [`shape`]). Above the
-//! bodies; below the decoder and the dispatch loops.
-//!
-//! The turn budget (S17) reaches the handlers as one folded counter, the
-//! fuel (machine/budget.rs); a block's head charges its whole block
-//! (dispatch/chain.rs, `head`), and what one unit costs is decided here.
+//! What every handler does around a body: tell the observer ([`observe`])
+//! and record where the turn stopped ([`exit_at`]); and what a handler
+//! index's unit is ([`Unit`]: [`One`], [`Pair`]), listed once
+//! ([`for_each_unit!`]), as the decoder and the compiler read it
+//! ([`Shape`], [`shape`]). Above the bodies; below the decoder and the
+//! dispatch loops, whose handlers are written out in
+//! dispatch/handlers.rs.
 
 use std::marker::PhantomData;
 
 use super::bodies::{Ctx, OpBody};
 #[cfg(feature = "jit")]
 use super::compiled::lower::{Emit, Lowered};
-use super::inst::{Exit, Flow, HANDLERS, Inst, OpIndex};
+use super::inst::{Exit, HANDLERS, Inst, OpIndex};
 use super::observer::Observer;
 use super::operand::{Reads, Regs, Src, reads};
 use crate::ops::Opcode;
@@ -56,130 +51,11 @@ pub(crate) unsafe fn observe<O: Observer>(ctx: *mut (), ip: *const Inst) {
     }
 }
 
-/// Runs micro-op `B` at `ip`, its operands from where `S` says and the value
-/// it wrote left in `acc`: `Ok(next)` once the observer heard of it; `Err`
-/// after recording the exit point, `ip` with `exit_fuel` units left.
-///
-/// # Safety
-/// `ip` is a decoded `B`; `regs` and `ctx` as a handler's (the handler
-/// contract, handler.rs).
-#[inline(always)]
-pub(crate) unsafe fn step<B: OpBody, O: Observer, S: Src>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    exit_fuel: u32,
-    acc: &mut u32,
-) -> Flow {
-    // SAFETY: the caller's contract; `ctx` is the live `Ctx<O>` of the turn.
-    unsafe {
-        match B::run::<O, S>(ip, regs, &mut *(ctx as *mut Ctx<O>), acc) {
-            Ok(next) => {
-                observe::<O>(ctx, ip);
-                Ok(next)
-            }
-            Err(why) => Err(exit_at::<O>(ctx, ip, exit_fuel, why)),
-        }
-    }
-}
-
-#[cfg(feature = "chain")]
-/// Runs the superinstruction `A` then `B` at `ip` inside a block whose fuel
-/// was charged at its head (inst.rs "Blocks"): `fuel` is what is left
-/// after the charge. `Err` after recording the exit point of the micro-op
-/// that stopped, with the units of it and of what follows in the pair given
-/// back (it ends its block).
-///
-/// # Safety
-/// As [`run_pair`].
-#[inline(always)]
-pub(crate) unsafe fn run_pair_charged<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Src>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-    acc: &mut u32,
-) -> Flow {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let mid = step::<A, O, SA>(ip, regs, ctx, fuel + 2, acc)?;
-        debug_assert!(mid == ip.add(1));
-        step::<B, O, SB>(mid, regs, ctx, fuel + 1, acc)
-    }
-}
-
-/// Runs the superinstruction `A` (its operands from where `SA` says, which
-/// is never the accumulator) then `B` (from where `SB` says, which may be
-/// the accumulator `A` left) at `ip` with `fuel >= 1` units
-/// left, exactly as the two micro-ops one after the other: `Ok((next, fuel
-/// left))`, where a fuel of 1 stops after `A` with `next` at `B` (fuel 0);
-/// `Err` after recording the exit point of the micro-op that stopped.
-///
-/// # Safety
-/// `ip` is a decoded instruction fused from `A` (which returns `ip + 1`),
-/// meeting `SA`'s condition (in place: its `b` is its `a`), and the
-/// instruction after it is a decoded `B` meeting `SB`'s (from the
-/// accumulator: the field names `A`'s `a`); `regs` and `ctx` as a handler's.
-#[inline(always)]
-pub(crate) unsafe fn run_pair<A: OpBody, B: OpBody, O: Observer, SA: Src, SB: Src>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: u32,
-    acc: &mut u32,
-) -> Result<(*const Inst, u32), Exit> {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let mid = step::<A, O, SA>(ip, regs, ctx, fuel, acc)?;
-        debug_assert!(mid == ip.add(1));
-        if fuel == 1 {
-            // S17: the budget or the steps ran out between the two.
-            return Ok((mid, 0));
-        }
-        let next = step::<B, O, SB>(mid, regs, ctx, fuel - 1, acc)?;
-        Ok((next, fuel - 2))
-    }
-}
-
 /// What one handler runs: one micro-op ([`One`]) or a superinstruction's two
 /// ([`Pair`]).
 pub(crate) trait Unit {
-    /// The unit where no accumulator is held: what the counted handlers,
-    /// the heads (which may start a turn) and the loops that keep no
-    /// accumulator run (`Src::Held`).
-    type Idle: Unit;
-
     /// What the decoder and the compiler read of the unit.
     const SHAPE: Shape;
-
-    /// Runs the unit counting one unit of fuel per micro-op (`fuel >= 1`):
-    /// `Ok((next, fuel left))`, a pair stopping between its parts when one
-    /// unit is left; `Err` after recording the exit point.
-    ///
-    /// # Safety
-    /// The handler contract (handler.rs), and `ip` holds this unit.
-    unsafe fn counted<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<(*const Inst, u32), Exit>;
-
-    #[cfg(feature = "chain")]
-    /// Runs the unit inside a block whose head charged it; `fuel` is what
-    /// is left after the charge. `Err` after recording the exit point with
-    /// the stopping micro-op's unit given back (it ends its block).
-    ///
-    /// # Safety
-    /// As [`Unit::counted`].
-    unsafe fn charged<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<*const Inst, Exit>;
 
     /// Builds the unit's (first) micro-op for the compiled tier: a
     /// superinstruction's second has an instruction of its own, and a
@@ -193,8 +69,6 @@ pub(crate) trait Unit {
 pub(crate) struct One<B, S = Regs>(PhantomData<(B, S)>);
 
 impl<B: OpBody, S: Src> Unit for One<B, S> {
-    type Idle = One<B, S::Held>;
-
     const SHAPE: Shape = Shape {
         first: B::OP,
         first_reads: reads::<S>(),
@@ -202,34 +76,6 @@ impl<B: OpBody, S: Src> Unit for One<B, S> {
         second_reads: reads::<Regs>(),
         straight: B::STRAIGHT,
     };
-
-    #[inline(always)]
-    unsafe fn counted<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<(*const Inst, u32), Exit> {
-        // SAFETY: the caller's contract.
-        // A counted micro-op may be the first of a turn, with nothing in
-        // the accumulator: it reads where `S` says when none is held.
-        unsafe { step::<B, O, S::Held>(ip, regs, ctx, fuel, acc).map(|next| (next, fuel - 1)) }
-    }
-
-    #[cfg(feature = "chain")]
-    #[inline(always)]
-    unsafe fn charged<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<*const Inst, Exit> {
-        // SAFETY: the caller's contract; a micro-op that stops ends its
-        // block, so it gives its own unit back.
-        unsafe { step::<B, O, S>(ip, regs, ctx, fuel + 1, acc) }
-    }
 
     #[cfg(feature = "jit")]
     fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
@@ -243,8 +89,6 @@ impl<B: OpBody, S: Src> Unit for One<B, S> {
 pub(crate) struct Pair<A, B, SA = Regs, SB = Regs>(PhantomData<(A, B, SA, SB)>);
 
 impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
-    type Idle = Self;
-
     const SHAPE: Shape = Shape {
         first: A::OP,
         first_reads: reads::<SA>(),
@@ -253,33 +97,6 @@ impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
         // The first is always straight (for_each_fused!).
         straight: B::STRAIGHT,
     };
-
-    #[inline(always)]
-    unsafe fn counted<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<(*const Inst, u32), Exit> {
-        // SAFETY: the caller's contract: the decoder gave this index only to
-        // an `A` meeting `SA`'s condition followed by a `B` meeting `SB`'s
-        // (run_pair's contract).
-        unsafe { run_pair::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
-    }
-
-    #[cfg(feature = "chain")]
-    #[inline(always)]
-    unsafe fn charged<O: Observer>(
-        ip: *const Inst,
-        regs: *mut u32,
-        ctx: *mut (),
-        fuel: u32,
-        acc: &mut u32,
-    ) -> Result<*const Inst, Exit> {
-        // SAFETY: as `counted`.
-        unsafe { run_pair_charged::<A, B, O, SA, SB>(ip, regs, ctx, fuel, acc) }
-    }
 
     #[cfg(feature = "jit")]
     fn lower<E: Emit>(e: &mut E, i: &Inst) -> Lowered {
@@ -291,9 +108,8 @@ impl<A: OpBody, B: OpBody, SA: Src, SB: Src> Unit for Pair<A, B, SA, SB> {
 /// entry `Index: UnitType;` each: every micro-op (`One<bodies::Name>`),
 /// `End`, every superinstruction of [`for_each_fused!`](super::inst::for_each_fused)
 /// (`Pair<bodies::First, bodies::Second, SrcFirst, SrcSecond>`) and every
-/// variant (`One<bodies::Base, src::x>`). The one list every dispatch loop,
-/// the decoder's choices ([`shape`]) and the compiler read; `<U as
-/// Unit>::Idle` is an entry's unit where nothing is held. (The arms after
+/// variant (`One<bodies::Base, src::x>`). The one list that
+/// the decoder's choices ([`shape`]) and the compiler read. (The arms after
 /// the first are its own steps through `for_each_op!` and
 /// `for_each_fused!`.)
 macro_rules! for_each_unit {

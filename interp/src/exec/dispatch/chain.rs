@@ -1,5 +1,5 @@
 //! The tables of the chained handlers the tail-call table and the
-//! direct-threaded variants share (generic.rs says what each kind does,
+//! direct-threaded variants share (kinds.rs says what each kind does,
 //! handlers.rs names each unit's): by `op` byte, the counted (and head)
 //! handlers every variant reads ([`Checked`]) and the charged (and head)
 //! handlers ([`tables`]), which tail.rs reads from a static table and
@@ -7,7 +7,7 @@
 
 use std::marker::PhantomData;
 
-use super::generic::NextHandler;
+use super::kinds::NextHandler;
 use super::handlers::*;
 use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, Free, HANDLERS, HEAD, Handler, Inst, TABLE_LEN};
@@ -58,13 +58,13 @@ loop_entry! {
 }
 
 macro_rules! chain_tables {
-    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident;)*) => {
+    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident $switch:ident $loop_match:ident;)*) => {
         /// The two handler tables of variant `N` for observer `O`, by `op`
         /// byte: (counted, charged), each with the head handlers from
         /// [`HEAD`] on. The unused entries between hold `End`'s counted
         /// handler. A variant's counted and head handlers read its operands
         /// from where its source says when no accumulator is held
-        /// (`Unit::Idle`): only an in-place variant is ever a head (the
+        /// (`Src::Held`): only an in-place variant is ever a head (the
         /// decoder forwards the accumulator only inside a block).
         pub(crate) const fn tables<O: Observer, N: NextHandler>() -> ([Handler; TABLE_LEN], [Handler; TABLE_LEN]) {
             let plain: [Handler; HANDLERS] = [$($counted::<O, N> as Handler,)*];

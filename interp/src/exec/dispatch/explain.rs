@@ -67,7 +67,7 @@ impl Unit {
     }
 
     fn at(index: u8) -> Unit {
-        let (name, doc, _) = handler_rows()[usize::from(index)];
+        let (name, doc, _, _) = handler_rows()[usize::from(index)];
         Unit { name, doc, index }
     }
 
@@ -84,9 +84,16 @@ impl Unit {
             .nth(Opcode::ALL.iter().position(|&o| o == op)?)
     }
 
-    /// The line of its row in [`HANDLERS_FILE`].
+    /// The first line of its section in [`HANDLERS_FILE`].
     pub fn line(self) -> u32 {
         handler_rows()[usize::from(self.index)].2
+    }
+
+    /// The line of its handler of kind `kind` (`counted`, ..., `switch`,
+    /// `loop_match`: how the handler's name ends) in [`HANDLERS_FILE`].
+    fn handler_line(self, kind: &str) -> u32 {
+        let k = super::handlers::KINDS.iter().position(|&k| k == kind);
+        k.map_or(self.line(), |k| handler_rows()[usize::from(self.index)].3[k])
     }
 }
 
@@ -96,9 +103,9 @@ impl fmt::Display for Unit {
     }
 }
 
-/// handlers.rs's rows, where that file is built (else no unit has a
-/// handler of its own: the loops' arms are still named by the index).
-fn handler_rows() -> &'static [(&'static str, &'static str, u32); HANDLERS] {
+/// handlers.rs's table of units.
+#[allow(clippy::type_complexity)]
+fn handler_rows() -> &'static [(&'static str, &'static str, u32, [u32; 7]); HANDLERS] {
     &super::handlers::UNITS
 }
 
@@ -152,11 +159,10 @@ pub struct Code {
 /// The code `dispatch` runs for `unit`, in this process.
 pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
     let i = usize::from(unit.index);
-    let source = format!("{HANDLERS_FILE}:{}", unit.line());
     let row = |kind: Kind, addr: usize| Code {
         kind,
         name: format!("{}_{}", unit.name, kind.name()),
-        source: source.clone(),
+        source: format!("{HANDLERS_FILE}:{}", unit.handler_line(kind.name())),
         addr,
     };
     let _ = (i, &row);
@@ -181,24 +187,24 @@ pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
         Dispatch::Indirect => {
             // LLVM inlines the ring of `become`s (every callee is static)
             // into the central dispatch: the named handler runs as its arm.
-            let mut arm = arm(
+            vec![arm(
                 "indirect::central",
+                "indirect",
                 unit,
                 super::indirect::central::<NoObserver> as *const () as usize,
-            );
-            arm.name = format!("{}_indirect, inlined into {}", unit.name, arm.name);
-            arm.source = source.clone();
-            vec![arm]
+            )]
         }
         #[cfg(feature = "switch")]
         Dispatch::Switch => vec![arm(
             "switch::run",
+            "switch",
             unit,
             super::switch::run::<NoObserver> as *const () as usize,
         )],
         #[cfg(feature = "loop_match")]
         Dispatch::LoopMatch => vec![arm(
             "loop_match::run",
+            "loop_match",
             unit,
             super::loop_match::run::<NoObserver> as *const () as usize,
         )],
@@ -217,7 +223,7 @@ pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
 /// The counted, charged and head handlers of handler index `i` of the
 /// chained variant `N`, whose charged and head handlers are `table`.
 #[cfg(feature = "chain")]
-fn chained<N: super::generic::NextHandler>(
+fn chained<N: super::kinds::NextHandler>(
     table: &[crate::exec::inst::Handler; crate::exec::inst::TABLE_LEN],
     i: usize,
 ) -> [(Kind, usize); 3] {
@@ -314,49 +320,50 @@ pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, NotCompiled> {
     }
 }
 
-/// The arm of loop function `func` (at `addr`) for `unit`.
+/// The arm of loop function `func` (at `addr`) for `unit`: its handler
+/// `NAME_kind`, inlined there.
 #[allow(dead_code)] // a build without the loop variants
-fn arm(func: &str, unit: Unit, addr: usize) -> Code {
-    let file = func.split("::").next().unwrap_or(func);
+fn arm(func: &str, kind: &str, unit: Unit, addr: usize) -> Code {
     Code {
         kind: Kind::Arm,
-        name: format!("{func}, arm OpIndex::{}", camel(unit.name)),
-        source: format!("interp/src/exec/dispatch/{file}.rs"),
+        name: format!("{}_{kind}, inlined into {func}", unit.name),
+        source: format!("{HANDLERS_FILE}:{}", unit.handler_line(kind)),
         addr,
     }
-}
-
-/// `addi_jlt_in_place` as `AddiJltInPlace`, the index's name.
-fn camel(name: &str) -> String {
-    name.split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Each unit's line in handlers.rs holds its row, which names its
-    /// handlers after it.
+    /// Each unit's line in handlers.rs starts its section, which holds
+    /// every handler named after it, each at its own line, up to the next
+    /// unit's.
     #[test]
     fn each_units_line_holds_its_row() {
         let file = include_str!("handlers.rs");
         let lines: Vec<&str> = file.lines().collect();
-        for u in Unit::all() {
+        let all = Unit::all();
+        for (k, u) in all.iter().enumerate() {
             let at = u.line() as usize;
-            assert_eq!(lines[at - 1], "named! {", "{u}");
-            assert!(
-                lines[at + 2]
-                    .trim_start()
-                    .starts_with(&format!("{u}_counted, ")),
-                "{u}"
-            );
+            assert!(lines[at - 1].starts_with(&format!("// {u}: ")), "{u}");
+            let end = all.get(k + 1).map_or(lines.len(), |n| n.line() as usize);
+            for kind in [
+                "counted",
+                "charged",
+                "head",
+                "sub",
+                "indirect",
+                "switch",
+                "loop_match",
+            ] {
+                let line = u.handler_line(kind) as usize;
+                assert!((at..end).contains(&line), "{u}_{kind}");
+                assert!(
+                    lines[line - 1].contains(&format!("fn {u}_{kind}<")),
+                    "{u}_{kind}"
+                );
+            }
         }
     }
 
@@ -369,7 +376,6 @@ mod tests {
         assert_eq!(Unit::find("result").unwrap().name, "read_result");
         assert_eq!(Unit::find("ADDI_JLT").unwrap().name, "addi_jlt");
         assert_eq!(Unit::find("nosuch"), None);
-        assert_eq!(camel("addi_jlt_in_place"), "AddiJltInPlace");
     }
 
     /// Every variant with handlers of its own gives each unit code at a

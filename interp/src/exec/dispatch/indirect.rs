@@ -5,7 +5,7 @@
 //! the central `match`'s jump table; the fuel is counted per micro-op, as
 //! the switch loop counts it (no block is charged at its head).
 
-use super::generic::{Central, IndirectHandler};
+use super::kinds::{Central, IndirectHandler};
 use super::handlers::*;
 use crate::exec::handler::handler_fn;
 use crate::exec::handler::loop_entry;
@@ -37,7 +37,7 @@ loop_entry! {
 }
 
 macro_rules! central_dispatch {
-    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident;)*) => {
+    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident $switch:ident $loop_match:ident;)*) => {
         handler_fn! {
             /// The central dispatch: the handler of the unit at `ip`, by
             /// its `op` byte (a head is counted like any micro-op here).

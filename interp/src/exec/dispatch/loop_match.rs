@@ -1,44 +1,20 @@
 //! The `#[loop_match]` variant (feature `loop_match`, nightly): the switch
 //! loop written as the state machine that nightly Rust's `loop_match`
 //! lowers to jumps between the arms: the state is the next instruction's
-//! [`OpIndex`], and each arm ends by breaking out of the `match` with the
-//! next state. A micro-op's successor is data, not a constant, so no arm
-//! can use `#[const_continue]` (which needs its target known at compile
-//! time): what the attribute changes is how the loop is lowered, and
+//! [`OpIndex`], and each arm (its unit's `NAME_loop_match`, handlers.rs)
+//! ends by breaking out of the `match` with the next state. A micro-op's
+//! successor is data, not a constant, so no arm can use
+//! `#[const_continue]` (which needs its target known at compile time):
+//! what the attribute changes is how the loop is lowered, and
 //! docs/dispatch.md measures what that buys. The fuel is counted per
 //! micro-op, as the switch loop counts it.
 
-use crate::exec::inst::{Exit, Flow, Inst, OpIndex};
+use super::handlers::*;
+use crate::exec::inst::{Exit, Inst, OpIndex};
 use crate::exec::observer::Observer;
-use crate::exec::step::{Unit, exit_at, for_each_unit};
-
-/// Runs unit `U` at `ip` counted: the next instruction with `fuel` taken,
-/// or the exit once its point is recorded (also when the fuel ran out).
-///
-/// # Safety
-/// The handler contract (handler.rs), and `ip` holds this unit.
-#[inline(always)]
-unsafe fn unit<U: Unit, O: Observer>(
-    ip: *const Inst,
-    regs: *mut u32,
-    ctx: *mut (),
-    fuel: &mut u32,
-) -> Flow {
-    // SAFETY: the caller's contract.
-    unsafe {
-        match U::counted::<O>(ip, regs, ctx, *fuel, &mut 0) {
-            Ok((next, 0)) => Err(exit_at::<O>(ctx, next, 0, Exit::Fuel)),
-            Ok((next, left)) => {
-                *fuel = left;
-                Ok(next)
-            }
-            Err(why) => Err(why),
-        }
-    }
-}
 
 macro_rules! match_loop {
-    ($($index:ident: $unit:ty;)*) => {
+    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident $switch:ident $loop_match:ident;)*) => {
         /// Runs from `ip` until an exit.
         ///
         /// # Safety
@@ -60,7 +36,7 @@ macro_rules! match_loop {
                         match state {
                             // Nothing is held from one unit to the next: a
                             // forwarding variant reads the register file.
-                            $(OpIndex::$index => match unit::<<$unit as Unit>::Idle, O>(ip, regs, ctx, &mut fuel) {
+                            $(OpIndex::$index => match $loop_match::<O>(ip, regs, ctx, &mut fuel) {
                                 Ok(next) => { ip = next; break 'next OpIndex::from_byte((*ip).op) }
                                 Err(why) => return why,
                             },)*
@@ -72,4 +48,4 @@ macro_rules! match_loop {
     };
 }
 
-for_each_unit!(match_loop);
+for_each_handler!(match_loop);

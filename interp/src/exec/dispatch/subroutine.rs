@@ -7,7 +7,7 @@
 
 use std::marker::PhantomData;
 
-use super::generic::Sub;
+use super::kinds::Sub;
 use super::handlers::*;
 use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, HANDLERS, HEAD, Inst, TABLE_LEN};
@@ -69,7 +69,7 @@ pub(crate) fn entry<O: Observer>(index: usize) -> usize {
 struct Subs<O>(PhantomData<O>);
 
 macro_rules! subroutine_table {
-    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident;)*) => {
+    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident $switch:ident $loop_match:ident;)*) => {
         impl<O: Observer> Subs<O> {
             /// By `op` byte: each index's subroutine, again from [`HEAD`]
             /// on (a head is counted like any micro-op here). The unused

@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 
 use super::chain::{Checked, tables};
-use super::generic::NextHandler;
+use super::kinds::NextHandler;
 use crate::exec::inst::{Handler, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;
 

@@ -2,10 +2,11 @@
 //! the passes after it are quick and how many of them one chain of
 //! handlers may span, and how the fuel such a chain used is split back
 //! into turns. The rest of the budget's path, for a reader following it:
-//! the handlers count it per micro-op (step.rs, `Unit::counted`; the
-//! switch loop), a block's head charges its whole block (dispatch/chain.rs,
-//! `head`; decode/ cuts the blocks), a superinstruction stops between
-//! its two micro-ops when one unit is left (step.rs, `run_pair`), and a
+//! the handlers count it per micro-op (dispatch/handlers.rs, `NAME_counted`
+//! and the others; the switch loop), a block's head charges its whole
+//! block (`NAME_head`; decode/ cuts the blocks), a superinstruction stops
+//! between its two micro-ops when one unit is left (`if fuel == 1` in
+//! each pair's counted handlers), and a
 //! micro-op that reads or changes the kernel returns `Exit::Resync` inside
 //! a span (bodies, `Ctx::resync`).
 //!
