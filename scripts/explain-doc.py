@@ -36,12 +36,12 @@ SHOWN = [
      "little fuel goes on as the counted handler"),
     ("threaded", "add_charged", "the next handler read from the next instruction itself: "
      "one load less than tail"),
-    ("switch", "switch::run, arm OpIndex::Add", "the arm's path through the one loop "
+    ("switch", "add_switch, inlined into switch::run", "the arm's path through the one loop "
      "function: shared code reached by jumps, the fuel counted, one shared jump table"),
-    ("indirect", "add_indirect, inlined into indirect::central, arm OpIndex::Add",
+    ("indirect", "add_indirect, inlined into indirect::central",
      "every `become` has a known callee, so LLVM inlines the ring into the central "
      "dispatch: a switch loop whose arms count the fuel themselves"),
-    ("loop_match", "loop_match::run, arm OpIndex::Add", "the `#[loop_match]` state machine: "
+    ("loop_match", "add_loop_match, inlined into loop_match::run", "the `#[loop_match]` state machine: "
      "a longer path to the same kind of jump table"),
     ("subroutine", "add_sub", "the unit returns to its loop with (next, fuel left) written "
      "through memory"),
