@@ -57,7 +57,7 @@ SAFETY_DOC = {
     "head": "The handler contract (handler.rs); `fuel` may be 0, and `ip` is a head\n/// with its block's length (`len_in_imm`).",
     "sub": "The handler contract (handler.rs).",
     "indirect": "The handler contract (handler.rs).",
-    "switch": "The handler contract (handler.rs), `*ip` holding this unit.",
+    "switch": "The handler contract (handler.rs).",
     "loop_match": "The handler contract (handler.rs).",
 }
 
@@ -67,7 +67,8 @@ SIG = {
     "head": "<O: Observer, N: NextHandler>(ip: *const Inst, regs: *mut u32, acc: u32, _: Free, ctx: *mut (), fuel: u32) -> Exit",
     "sub": "<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Result<(*const Inst, u32), Exit>",
     "indirect": "<O: Observer, C: Central>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Exit",
-    "switch": "<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), fuel: &mut u32) -> Flow",
+    "switch": "<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Flow",
+    "switch_pair": "<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Result<(*const Inst, u32), Exit>",
     "loop_match": "<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: &mut u32) -> Flow",
 }
 
@@ -173,24 +174,16 @@ def body(kind, unit):
         steps = unit["steps"]
         if len(steps) == 1:
             (b, _), = steps
-            return [f"bodies::{b}::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)"]
-        (a, _), (b, _) = steps
-        return ["let first = *ip;",
-                "let mut acc = 0;",
-                f"let mid = bodies::{a}::run::<O, Regs>(first, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)?;",
-                "observe::<O>(ctx, first);",
-                "*fuel -= 1;",
-                "*ip = mid;",
-                "if *fuel == 0 {",
-                "    // S17: the fuel ran out between the two; the loop records it.",
-                "    return Err(Exit::Fuel);",
-                "}",
-                f"bodies::{b}::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)"]
+            return [f"bodies::{b}::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)"]
+        return (["let mut acc = 0;"]
+                + counted_steps(dict(idle=[(b, "Regs") for b, _ in steps]), "fuel", True,
+                                lambda mid: f"return Ok(({mid}, 0));")
+                + ["Ok((next, fuel - 2))"])
     raise ValueError(kind)
 
 
 SWITCH_DOC = {1: "The switch loop's arm: the body alone; the loop counts it.",
-              2: "The switch loop's arm: the first micro-op counted, then the second's\n/// body, which the loop counts at `*ip`, the second."}
+              2: "The switch loop's arm for a superinstruction: both micro-ops counted,\n/// `(next, fuel left)` back to the loop, which goes on from there."}
 SAFETY_LINE = {
     "counted": "the handler contract; the body's `next` meets it again, with fuel left.",
     "charged": "the handler contract; the next instruction is in the block, or a head.",
@@ -207,10 +200,10 @@ def handler(kind, feature, unit):
     doc = SWITCH_DOC[used(unit)] if kind == "switch" else KIND_DOC[kind]
     lines = [f"/// {unit['doc']}", "///", f"/// {doc}", "///", "/// # Safety", f"/// {SAFETY_DOC[kind]}",
              f'#[cfg(feature = "{feature}")]']
-    sig = SIG[kind]
+    sig = SIG["switch_pair" if kind == "switch" and used(unit) == 2 else kind]
     chained = kind in ("counted", "charged", "head", "indirect")
     if kind == "switch" and used(unit) == 1:
-        sig = sig.replace("fuel: &mut u32", "_: &mut u32")
+        sig = sig.replace("fuel: u32", "_: u32")
     if not chained:
         if kind != "sub":
             # An arm of its loop (the subroutine's address is in its table).
@@ -224,7 +217,7 @@ def handler(kind, feature, unit):
     lines += ["    }", "}"]
     lines = "\n".join(lines).split("\n")
     if chained:
-        lines = ["handler_fn! {"] + ["    " + l for l in lines] + ["}"]
+        lines = ["become_fn! {"] + ["    " + l for l in lines] + ["}"]
     return lines
 
 
@@ -255,7 +248,7 @@ HEADER = """\
 #[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
 use super::kinds::*;
 use crate::exec::bodies::{self, Ctx, OpBody};
-use crate::exec::handler::handler_fn;
+use crate::exec::handler::become_fn;
 use crate::exec::inst::{Exit, Flow, Free, HANDLERS, Inst, OpIndex, len_in_imm};
 use crate::exec::observer::Observer;
 use crate::exec::operand::{Regs, src};
@@ -369,10 +362,12 @@ def render():
         fns.append(at)
     kinds = ", ".join(f'"{k}"' for k, _ in KINDS)
     text += ("\n/// The kinds of handler, as each handler's name ends.\n"
+             "#[allow(dead_code)] // read by explain.rs, which a build of switch or loop_match alone leaves out\n"
              f"pub(crate) const KINDS: [&str; {len(KINDS)}] = [{kinds}];\n")
     text += ("\n/// Every unit in handler-index order: its name (the handlers' names\n"
              "/// without the kind), what it is, the first line of its section, and\n"
              "/// the line of each of its handlers (`fn`), in the order of [`KINDS`].\n"
+             "#[allow(dead_code)] // as KINDS\n"
              f"pub(crate) const UNITS: [(&str, &str, u32, [u32; {len(KINDS)}]); HANDLERS] = [\n")
     for u, line, at in zip(us, sections, fns):
         text += f"    ({rust_str(u['snake'])}, {rust_str(u['doc'])}, {line}, {at}),\n"
@@ -380,10 +375,20 @@ def render():
     kinds = " ".join(k for k, _ in KINDS)
     text += ("\n/// Calls `$m!` with every unit's handlers in handler-index order, one\n"
              f"/// entry `Index: {kinds};` each.\n"
+             "#[allow(unused_macros)]\n"
              "macro_rules! for_each_handler {\n    ($m:ident) => {\n        $m! {\n")
     for u in us:
         text += f"            {u['index']}: {' '.join(f'{u[chr(115)+chr(110)+chr(97)+chr(107)+chr(101)]}_{k}' for k, _ in KINDS)};\n"
-    return text + FOOTER
+    text += FOOTER
+    ones = "".join(f"            {u['index']}: {u['snake']}_switch;\n" for u in us if used(u) == 1)
+    pairs = "".join(f"            {u['index']}: {u['snake']}_switch;\n" for u in us if used(u) == 2)
+    text += ("\n/// Calls `$m!` with the switch loop's arms, `[one micro-op] [superinstructions]`,\n"
+             "/// one entry `Index: NAME_switch;` each: the two return differently.\n"
+             "#[allow(unused_macros)]\n"
+             "macro_rules! for_each_switch_arm {\n    ($m:ident) => {\n        $m! {\n"
+             f"            [\n{ones}            ]\n            [\n{pairs}            ]\n"
+             "        }\n    };\n}\n#[allow(unused_imports)]\npub(crate) use for_each_switch_arm;\n")
+    return text
 
 
 def main():

@@ -120,7 +120,11 @@ fn add_under_tail_names_its_three_handlers_and_their_lines() {
     let file =
         std::fs::read_to_string(workspace_file("interp/src/exec/dispatch/handlers.rs")).unwrap();
     let rows: Vec<&str> = file.lines().collect();
-    assert!(rows[line - 1].contains("fn add_counted<"), "{}", rows[line - 1]);
+    assert!(
+        rows[line - 1].contains("fn add_counted<"),
+        "{}",
+        rows[line - 1]
+    );
     for kind in ["counted", "charged", "head"] {
         let lines = listing(&out, &format!("add_{kind}"));
         assert!(!lines.is_empty(), "add_{kind}");
@@ -176,11 +180,7 @@ fn each_variants_add_ends_in_its_dispatch() {
         let arm = name.contains("inlined into");
         let lines = listing(&out, name);
         if release {
-            let lines = if arm {
-                lines
-            } else {
-                hot_path(&lines)
-            };
+            let lines = if arm { lines } else { hot_path(&lines) };
             let last = lines.last().unwrap_or_else(|| panic!("{d}: no listing"));
             assert!(last_is(last), "{d}: {name} ends in {last}\n{lines:#?}");
             if d == "threaded" {

@@ -44,6 +44,23 @@ macro_rules! handler_fn {
 #[allow(unused_imports)] // used where a variant with handlers is built
 pub(crate) use handler_fn;
 
+/// A handler that ends in `become` (dispatch/handlers.rs: the chained and
+/// indirect kinds), as [`handler_fn!`] writes it, kept only in a build with
+/// the feature `handlers`: a stable build drops it unparsed, because the
+/// parser refuses `become` on stable Rust even in an item a `cfg` removes.
+#[cfg(feature = "handlers")]
+macro_rules! become_fn {
+    ($($t:tt)*) => {
+        $crate::exec::handler::handler_fn! { $($t)* }
+    };
+}
+#[cfg(not(feature = "handlers"))]
+macro_rules! become_fn {
+    ($($t:tt)*) => {};
+}
+#[allow(unused_imports)] // used where a variant with handlers is built
+pub(crate) use become_fn;
+
 handler_fn! {
     /// The handler a decoded instruction holds until a variant that reads
     /// it (the threaded one) sets its own (`dispatch::prepare`, from

@@ -7,8 +7,8 @@
 
 use std::marker::PhantomData;
 
-use super::kinds::NextHandler;
 use super::handlers::*;
+use super::kinds::NextHandler;
 use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, Free, HANDLERS, HEAD, Handler, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;

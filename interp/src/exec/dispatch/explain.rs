@@ -93,7 +93,9 @@ impl Unit {
     /// `loop_match`: how the handler's name ends) in [`HANDLERS_FILE`].
     fn handler_line(self, kind: &str) -> u32 {
         let k = super::handlers::KINDS.iter().position(|&k| k == kind);
-        k.map_or(self.line(), |k| handler_rows()[usize::from(self.index)].3[k])
+        k.map_or(self.line(), |k| {
+            handler_rows()[usize::from(self.index)].3[k]
+        })
     }
 }
 

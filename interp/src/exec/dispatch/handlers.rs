@@ -24,7 +24,7 @@
 #[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
 use super::kinds::*;
 use crate::exec::bodies::{self, Ctx, OpBody};
-use crate::exec::handler::handler_fn;
+use crate::exec::handler::become_fn;
 use crate::exec::inst::{Exit, Flow, Free, HANDLERS, Inst, OpIndex, len_in_imm};
 use crate::exec::observer::Observer;
 use crate::exec::operand::{Regs, src};
@@ -37,7 +37,7 @@ const _RUN_SCRIPTS_GEN_HANDLERS_PY: [(); HANDLERS] = [(); 50];
 
 // set: `SET`: a = imm.
 
-handler_fn! {
+become_fn! {
     /// `SET`: a = imm.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -64,7 +64,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SET`: a = imm.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -87,7 +87,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SET`: a = imm.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -143,7 +143,7 @@ pub(crate) unsafe fn set_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SET`: a = imm.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -173,13 +173,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn set_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn set_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Set::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Set::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -212,7 +212,7 @@ pub(crate) unsafe fn set_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // mov: `MOV`: a = b.
 
-handler_fn! {
+become_fn! {
     /// `MOV`: a = b.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -239,7 +239,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MOV`: a = b.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -262,7 +262,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MOV`: a = b.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -318,7 +318,7 @@ pub(crate) unsafe fn mov_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MOV`: a = b.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -348,13 +348,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn mov_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn mov_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Mov::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Mov::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -387,7 +387,7 @@ pub(crate) unsafe fn mov_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // add: `ADD`: a = b + c, wrapping.
 
-handler_fn! {
+become_fn! {
     /// `ADD`: a = b + c, wrapping.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -414,7 +414,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ADD`: a = b + c, wrapping.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -437,7 +437,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ADD`: a = b + c, wrapping.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -493,7 +493,7 @@ pub(crate) unsafe fn add_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ADD`: a = b + c, wrapping.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -523,13 +523,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn add_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn add_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Add::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Add::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -562,7 +562,7 @@ pub(crate) unsafe fn add_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // addi: `ADDI`: a = b + imm, wrapping.
 
-handler_fn! {
+become_fn! {
     /// `ADDI`: a = b + imm, wrapping.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -589,7 +589,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ADDI`: a = b + imm, wrapping.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -612,7 +612,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ADDI`: a = b + imm, wrapping.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -668,7 +668,7 @@ pub(crate) unsafe fn addi_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx:
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ADDI`: a = b + imm, wrapping.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -698,13 +698,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn addi_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn addi_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Addi::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Addi::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -737,7 +737,7 @@ pub(crate) unsafe fn addi_loop_match<O: Observer>(ip: *const Inst, regs: *mut u3
 
 // sub: `SUB`: a = b - c, wrapping.
 
-handler_fn! {
+become_fn! {
     /// `SUB`: a = b - c, wrapping.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -764,7 +764,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SUB`: a = b - c, wrapping.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -787,7 +787,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SUB`: a = b - c, wrapping.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -843,7 +843,7 @@ pub(crate) unsafe fn sub_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SUB`: a = b - c, wrapping.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -873,13 +873,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn sub_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn sub_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Sub::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Sub::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -912,7 +912,7 @@ pub(crate) unsafe fn sub_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // mul: `MUL`: a = b * c, the low 32 bits.
 
-handler_fn! {
+become_fn! {
     /// `MUL`: a = b * c, the low 32 bits.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -939,7 +939,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MUL`: a = b * c, the low 32 bits.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -962,7 +962,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MUL`: a = b * c, the low 32 bits.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -1018,7 +1018,7 @@ pub(crate) unsafe fn mul_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MUL`: a = b * c, the low 32 bits.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -1048,13 +1048,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn mul_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn mul_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Mul::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Mul::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -1087,7 +1087,7 @@ pub(crate) unsafe fn mul_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // and: `AND`: a = b & c.
 
-handler_fn! {
+become_fn! {
     /// `AND`: a = b & c.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -1114,7 +1114,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `AND`: a = b & c.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -1137,7 +1137,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `AND`: a = b & c.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -1193,7 +1193,7 @@ pub(crate) unsafe fn and_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `AND`: a = b & c.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -1223,13 +1223,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn and_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn and_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::And::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::And::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -1262,7 +1262,7 @@ pub(crate) unsafe fn and_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // shr: `SHR`: a = b >> (imm & 31), logical.
 
-handler_fn! {
+become_fn! {
     /// `SHR`: a = b >> (imm & 31), logical.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -1289,7 +1289,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SHR`: a = b >> (imm & 31), logical.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -1312,7 +1312,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SHR`: a = b >> (imm & 31), logical.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -1368,7 +1368,7 @@ pub(crate) unsafe fn shr_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SHR`: a = b >> (imm & 31), logical.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -1398,13 +1398,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn shr_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn shr_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Shr::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Shr::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -1437,7 +1437,7 @@ pub(crate) unsafe fn shr_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // mod: `MOD`: a = b % c; c = 0 ends the stream with reason 7.
 
-handler_fn! {
+become_fn! {
     /// `MOD`: a = b % c; c = 0 ends the stream with reason 7.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -1464,7 +1464,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MOD`: a = b % c; c = 0 ends the stream with reason 7.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -1487,7 +1487,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MOD`: a = b % c; c = 0 ends the stream with reason 7.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -1543,7 +1543,7 @@ pub(crate) unsafe fn mod_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `MOD`: a = b % c; c = 0 ends the stream with reason 7.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -1573,13 +1573,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn mod_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn mod_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Mod::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Mod::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -1612,7 +1612,7 @@ pub(crate) unsafe fn mod_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // rand: `RAND`: xorshift r15 (<<13, >>17, <<5), then a = r15.
 
-handler_fn! {
+become_fn! {
     /// `RAND`: xorshift r15 (<<13, >>17, <<5), then a = r15.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -1639,7 +1639,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `RAND`: xorshift r15 (<<13, >>17, <<5), then a = r15.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -1662,7 +1662,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `RAND`: xorshift r15 (<<13, >>17, <<5), then a = r15.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -1718,7 +1718,7 @@ pub(crate) unsafe fn rand_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx:
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `RAND`: xorshift r15 (<<13, >>17, <<5), then a = r15.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -1748,13 +1748,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn rand_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn rand_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Rand::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Rand::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -1787,7 +1787,7 @@ pub(crate) unsafe fn rand_loop_match<O: Observer>(ip: *const Inst, regs: *mut u3
 
 // jmp: `JMP`: go to micro-op imm.
 
-handler_fn! {
+become_fn! {
     /// `JMP`: go to micro-op imm.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -1814,7 +1814,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JMP`: go to micro-op imm.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -1837,7 +1837,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JMP`: go to micro-op imm.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -1893,7 +1893,7 @@ pub(crate) unsafe fn jmp_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JMP`: go to micro-op imm.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -1923,13 +1923,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn jmp_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn jmp_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Jmp::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Jmp::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -1962,7 +1962,7 @@ pub(crate) unsafe fn jmp_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // jlt: `JLT`: go to imm if a < b, unsigned.
 
-handler_fn! {
+become_fn! {
     /// `JLT`: go to imm if a < b, unsigned.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -1989,7 +1989,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JLT`: go to imm if a < b, unsigned.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -2012,7 +2012,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JLT`: go to imm if a < b, unsigned.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -2068,7 +2068,7 @@ pub(crate) unsafe fn jlt_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JLT`: go to imm if a < b, unsigned.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -2098,13 +2098,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn jlt_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn jlt_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Jlt::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Jlt::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -2137,7 +2137,7 @@ pub(crate) unsafe fn jlt_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // jeq: `JEQ`: go to imm if a == b.
 
-handler_fn! {
+become_fn! {
     /// `JEQ`: go to imm if a == b.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -2164,7 +2164,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JEQ`: go to imm if a == b.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -2187,7 +2187,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JEQ`: go to imm if a == b.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -2243,7 +2243,7 @@ pub(crate) unsafe fn jeq_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JEQ`: go to imm if a == b.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -2273,13 +2273,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn jeq_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn jeq_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Jeq::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Jeq::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -2312,7 +2312,7 @@ pub(crate) unsafe fn jeq_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // jnz: `JNZ`: go to imm if a != 0.
 
-handler_fn! {
+become_fn! {
     /// `JNZ`: go to imm if a != 0.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -2339,7 +2339,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JNZ`: go to imm if a != 0.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -2362,7 +2362,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JNZ`: go to imm if a != 0.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -2418,7 +2418,7 @@ pub(crate) unsafe fn jnz_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `JNZ`: go to imm if a != 0.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -2448,13 +2448,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn jnz_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn jnz_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Jnz::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Jnz::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -2487,7 +2487,7 @@ pub(crate) unsafe fn jnz_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // halt: `HALT`: wait until nothing of the stream is pending, then end with status a.
 
-handler_fn! {
+become_fn! {
     /// `HALT`: wait until nothing of the stream is pending, then end with status a.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -2514,7 +2514,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `HALT`: wait until nothing of the stream is pending, then end with status a.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -2537,7 +2537,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `HALT`: wait until nothing of the stream is pending, then end with status a.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -2593,7 +2593,7 @@ pub(crate) unsafe fn halt_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx:
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `HALT`: wait until nothing of the stream is pending, then end with status a.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -2623,13 +2623,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn halt_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn halt_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Halt::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Halt::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -2662,7 +2662,7 @@ pub(crate) unsafe fn halt_loop_match<O: Observer>(ip: *const Inst, regs: *mut u3
 
 // submit: `SUBMIT`: submit command template imm on its group.
 
-handler_fn! {
+become_fn! {
     /// `SUBMIT`: submit command template imm on its group.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -2689,7 +2689,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SUBMIT`: submit command template imm on its group.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -2712,7 +2712,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SUBMIT`: submit command template imm on its group.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -2768,7 +2768,7 @@ pub(crate) unsafe fn submit_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ct
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `SUBMIT`: submit command template imm on its group.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -2798,13 +2798,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn submit_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn submit_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Submit::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Submit::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -2837,7 +2837,7 @@ pub(crate) unsafe fn submit_loop_match<O: Observer>(ip: *const Inst, regs: *mut 
 
 // enqueue: `ENQUEUE`: queue template imm as a job of a cores.
 
-handler_fn! {
+become_fn! {
     /// `ENQUEUE`: queue template imm as a job of a cores.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -2864,7 +2864,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ENQUEUE`: queue template imm as a job of a cores.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -2887,7 +2887,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ENQUEUE`: queue template imm as a job of a cores.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -2943,7 +2943,7 @@ pub(crate) unsafe fn enqueue_sub<O: Observer>(ip: *const Inst, regs: *mut u32, c
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `ENQUEUE`: queue template imm as a job of a cores.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -2973,13 +2973,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn enqueue_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn enqueue_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Enqueue::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Enqueue::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -3012,7 +3012,7 @@ pub(crate) unsafe fn enqueue_loop_match<O: Observer>(ip: *const Inst, regs: *mut
 
 // wait: `WAIT`: go on when at most imm commands and jobs are pending.
 
-handler_fn! {
+become_fn! {
     /// `WAIT`: go on when at most imm commands and jobs are pending.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -3039,7 +3039,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `WAIT`: go on when at most imm commands and jobs are pending.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -3062,7 +3062,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `WAIT`: go on when at most imm commands and jobs are pending.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -3118,7 +3118,7 @@ pub(crate) unsafe fn wait_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx:
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `WAIT`: go on when at most imm commands and jobs are pending.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -3148,13 +3148,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn wait_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn wait_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Wait::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Wait::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -3187,7 +3187,7 @@ pub(crate) unsafe fn wait_loop_match<O: Observer>(ip: *const Inst, regs: *mut u3
 
 // read_result: `RESULT`: a = result of the latest completed command with result=True.
 
-handler_fn! {
+become_fn! {
     /// `RESULT`: a = result of the latest completed command with result=True.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -3214,7 +3214,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `RESULT`: a = result of the latest completed command with result=True.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -3237,7 +3237,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `RESULT`: a = result of the latest completed command with result=True.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -3293,7 +3293,7 @@ pub(crate) unsafe fn read_result_sub<O: Observer>(ip: *const Inst, regs: *mut u3
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `RESULT`: a = result of the latest completed command with result=True.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -3323,13 +3323,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn read_result_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn read_result_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::ReadResult::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::ReadResult::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -3362,7 +3362,7 @@ pub(crate) unsafe fn read_result_loop_match<O: Observer>(ip: *const Inst, regs: 
 
 // event: `EVENT`: post a progress event with the low 24 bits of a.
 
-handler_fn! {
+become_fn! {
     /// `EVENT`: post a progress event with the low 24 bits of a.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -3389,7 +3389,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `EVENT`: post a progress event with the low 24 bits of a.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -3412,7 +3412,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `EVENT`: post a progress event with the low 24 bits of a.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -3468,7 +3468,7 @@ pub(crate) unsafe fn event_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `EVENT`: post a progress event with the low 24 bits of a.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -3498,13 +3498,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn event_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn event_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Event::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Event::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -3537,7 +3537,7 @@ pub(crate) unsafe fn event_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // time: `TIME`: a = low 32 bits of the tick counter.
 
-handler_fn! {
+become_fn! {
     /// `TIME`: a = low 32 bits of the tick counter.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -3564,7 +3564,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `TIME`: a = low 32 bits of the tick counter.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -3587,7 +3587,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `TIME`: a = low 32 bits of the tick counter.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -3643,7 +3643,7 @@ pub(crate) unsafe fn time_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx:
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `TIME`: a = low 32 bits of the tick counter.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -3673,13 +3673,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn time_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn time_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Time::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Time::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -3712,7 +3712,7 @@ pub(crate) unsafe fn time_loop_match<O: Observer>(ip: *const Inst, regs: *mut u3
 
 // end: `End`, the sentinel after the last micro-op: ends the stream (S15).
 
-handler_fn! {
+become_fn! {
     /// `End`, the sentinel after the last micro-op: ends the stream (S15).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -3739,7 +3739,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `End`, the sentinel after the last micro-op: ends the stream (S15).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -3762,7 +3762,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `End`, the sentinel after the last micro-op: ends the stream (S15).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -3818,7 +3818,7 @@ pub(crate) unsafe fn end_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// `End`, the sentinel after the last micro-op: ends the stream (S15).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -3848,13 +3848,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn end_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn end_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::End::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::End::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -3887,7 +3887,7 @@ pub(crate) unsafe fn end_loop_match<O: Observer>(ip: *const Inst, regs: *mut u32
 
 // addi_jlt_in_place: The superinstruction ADDI (in place (its `b` is its `a`)) then JLT (its `a` from the accumulator).
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (in place (its `b` is its `a`)) then JLT (its `a` from the accumulator).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -3924,7 +3924,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (in place (its `b` is its `a`)) then JLT (its `a` from the accumulator).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -3953,7 +3953,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (in place (its `b` is its `a`)) then JLT (its `a` from the accumulator).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -4025,7 +4025,7 @@ pub(crate) unsafe fn addi_jlt_in_place_sub<O: Observer>(ip: *const Inst, regs: *
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (in place (its `b` is its `a`)) then JLT (its `a` from the accumulator).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -4062,27 +4062,33 @@ handler_fn! {
 
 /// The superinstruction ADDI (in place (its `b` is its `a`)) then JLT (its `a` from the accumulator).
 ///
-/// The switch loop's arm: the first micro-op counted, then the second's
-/// body, which the loop counts at `*ip`, the second.
+/// The switch loop's arm for a superinstruction: both micro-ops counted,
+/// `(next, fuel left)` back to the loop, which goes on from there.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn addi_jlt_in_place_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), fuel: &mut u32) -> Flow {
+pub(crate) unsafe fn addi_jlt_in_place_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Result<(*const Inst, u32), Exit> {
     // SAFETY: the handler contract.
     unsafe {
-        let first = *ip;
         let mut acc = 0;
-        let mid = bodies::Addi::run::<O, Regs>(first, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)?;
-        observe::<O>(ctx, first);
-        *fuel -= 1;
-        *ip = mid;
-        if *fuel == 0 {
-            // S17: the fuel ran out between the two; the loop records it.
-            return Err(Exit::Fuel);
+        let mid = match bodies::Addi::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel, why)),
+        };
+        observe::<O>(ctx, ip);
+        debug_assert!(mid == ip.add(1));
+        if fuel == 1 {
+            // S17: the fuel ran out between the two.
+            return Ok((mid, 0));
         }
-        bodies::Jlt::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)
+        let next = match bodies::Jlt::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, mid, fuel - 1, why)),
+        };
+        observe::<O>(ctx, mid);
+        Ok((next, fuel - 2))
     }
 }
 
@@ -4125,7 +4131,7 @@ pub(crate) unsafe fn addi_jlt_in_place_loop_match<O: Observer>(ip: *const Inst, 
 
 // addi_jlt: The superinstruction ADDI (its operands from the register file) then JLT (its operands from the register file).
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (its operands from the register file) then JLT (its operands from the register file).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -4162,7 +4168,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (its operands from the register file) then JLT (its operands from the register file).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -4191,7 +4197,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (its operands from the register file) then JLT (its operands from the register file).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -4263,7 +4269,7 @@ pub(crate) unsafe fn addi_jlt_sub<O: Observer>(ip: *const Inst, regs: *mut u32, 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (its operands from the register file) then JLT (its operands from the register file).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -4300,27 +4306,33 @@ handler_fn! {
 
 /// The superinstruction ADDI (its operands from the register file) then JLT (its operands from the register file).
 ///
-/// The switch loop's arm: the first micro-op counted, then the second's
-/// body, which the loop counts at `*ip`, the second.
+/// The switch loop's arm for a superinstruction: both micro-ops counted,
+/// `(next, fuel left)` back to the loop, which goes on from there.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn addi_jlt_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), fuel: &mut u32) -> Flow {
+pub(crate) unsafe fn addi_jlt_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Result<(*const Inst, u32), Exit> {
     // SAFETY: the handler contract.
     unsafe {
-        let first = *ip;
         let mut acc = 0;
-        let mid = bodies::Addi::run::<O, Regs>(first, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)?;
-        observe::<O>(ctx, first);
-        *fuel -= 1;
-        *ip = mid;
-        if *fuel == 0 {
-            // S17: the fuel ran out between the two; the loop records it.
-            return Err(Exit::Fuel);
+        let mid = match bodies::Addi::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel, why)),
+        };
+        observe::<O>(ctx, ip);
+        debug_assert!(mid == ip.add(1));
+        if fuel == 1 {
+            // S17: the fuel ran out between the two.
+            return Ok((mid, 0));
         }
-        bodies::Jlt::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)
+        let next = match bodies::Jlt::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, mid, fuel - 1, why)),
+        };
+        observe::<O>(ctx, mid);
+        Ok((next, fuel - 2))
     }
 }
 
@@ -4363,7 +4375,7 @@ pub(crate) unsafe fn addi_jlt_loop_match<O: Observer>(ip: *const Inst, regs: *mu
 
 // addi_jnz_in_place: The superinstruction ADDI (in place (its `b` is its `a`)) then JNZ (its `a` from the accumulator).
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (in place (its `b` is its `a`)) then JNZ (its `a` from the accumulator).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -4400,7 +4412,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (in place (its `b` is its `a`)) then JNZ (its `a` from the accumulator).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -4429,7 +4441,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (in place (its `b` is its `a`)) then JNZ (its `a` from the accumulator).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -4501,7 +4513,7 @@ pub(crate) unsafe fn addi_jnz_in_place_sub<O: Observer>(ip: *const Inst, regs: *
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (in place (its `b` is its `a`)) then JNZ (its `a` from the accumulator).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -4538,27 +4550,33 @@ handler_fn! {
 
 /// The superinstruction ADDI (in place (its `b` is its `a`)) then JNZ (its `a` from the accumulator).
 ///
-/// The switch loop's arm: the first micro-op counted, then the second's
-/// body, which the loop counts at `*ip`, the second.
+/// The switch loop's arm for a superinstruction: both micro-ops counted,
+/// `(next, fuel left)` back to the loop, which goes on from there.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn addi_jnz_in_place_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), fuel: &mut u32) -> Flow {
+pub(crate) unsafe fn addi_jnz_in_place_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Result<(*const Inst, u32), Exit> {
     // SAFETY: the handler contract.
     unsafe {
-        let first = *ip;
         let mut acc = 0;
-        let mid = bodies::Addi::run::<O, Regs>(first, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)?;
-        observe::<O>(ctx, first);
-        *fuel -= 1;
-        *ip = mid;
-        if *fuel == 0 {
-            // S17: the fuel ran out between the two; the loop records it.
-            return Err(Exit::Fuel);
+        let mid = match bodies::Addi::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel, why)),
+        };
+        observe::<O>(ctx, ip);
+        debug_assert!(mid == ip.add(1));
+        if fuel == 1 {
+            // S17: the fuel ran out between the two.
+            return Ok((mid, 0));
         }
-        bodies::Jnz::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)
+        let next = match bodies::Jnz::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, mid, fuel - 1, why)),
+        };
+        observe::<O>(ctx, mid);
+        Ok((next, fuel - 2))
     }
 }
 
@@ -4601,7 +4619,7 @@ pub(crate) unsafe fn addi_jnz_in_place_loop_match<O: Observer>(ip: *const Inst, 
 
 // addi_jnz: The superinstruction ADDI (its operands from the register file) then JNZ (its operands from the register file).
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (its operands from the register file) then JNZ (its operands from the register file).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -4638,7 +4656,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (its operands from the register file) then JNZ (its operands from the register file).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -4667,7 +4685,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (its operands from the register file) then JNZ (its operands from the register file).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -4739,7 +4757,7 @@ pub(crate) unsafe fn addi_jnz_sub<O: Observer>(ip: *const Inst, regs: *mut u32, 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADDI (its operands from the register file) then JNZ (its operands from the register file).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -4776,27 +4794,33 @@ handler_fn! {
 
 /// The superinstruction ADDI (its operands from the register file) then JNZ (its operands from the register file).
 ///
-/// The switch loop's arm: the first micro-op counted, then the second's
-/// body, which the loop counts at `*ip`, the second.
+/// The switch loop's arm for a superinstruction: both micro-ops counted,
+/// `(next, fuel left)` back to the loop, which goes on from there.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn addi_jnz_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), fuel: &mut u32) -> Flow {
+pub(crate) unsafe fn addi_jnz_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Result<(*const Inst, u32), Exit> {
     // SAFETY: the handler contract.
     unsafe {
-        let first = *ip;
         let mut acc = 0;
-        let mid = bodies::Addi::run::<O, Regs>(first, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)?;
-        observe::<O>(ctx, first);
-        *fuel -= 1;
-        *ip = mid;
-        if *fuel == 0 {
-            // S17: the fuel ran out between the two; the loop records it.
-            return Err(Exit::Fuel);
+        let mid = match bodies::Addi::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel, why)),
+        };
+        observe::<O>(ctx, ip);
+        debug_assert!(mid == ip.add(1));
+        if fuel == 1 {
+            // S17: the fuel ran out between the two.
+            return Ok((mid, 0));
         }
-        bodies::Jnz::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)
+        let next = match bodies::Jnz::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, mid, fuel - 1, why)),
+        };
+        observe::<O>(ctx, mid);
+        Ok((next, fuel - 2))
     }
 }
 
@@ -4839,7 +4863,7 @@ pub(crate) unsafe fn addi_jnz_loop_match<O: Observer>(ip: *const Inst, regs: *mu
 
 // rand_mod: The superinstruction RAND (its operands from the register file) then MOD (its operands from the register file).
 
-handler_fn! {
+become_fn! {
     /// The superinstruction RAND (its operands from the register file) then MOD (its operands from the register file).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -4876,7 +4900,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction RAND (its operands from the register file) then MOD (its operands from the register file).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -4905,7 +4929,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction RAND (its operands from the register file) then MOD (its operands from the register file).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -4977,7 +5001,7 @@ pub(crate) unsafe fn rand_mod_sub<O: Observer>(ip: *const Inst, regs: *mut u32, 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction RAND (its operands from the register file) then MOD (its operands from the register file).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -5014,27 +5038,33 @@ handler_fn! {
 
 /// The superinstruction RAND (its operands from the register file) then MOD (its operands from the register file).
 ///
-/// The switch loop's arm: the first micro-op counted, then the second's
-/// body, which the loop counts at `*ip`, the second.
+/// The switch loop's arm for a superinstruction: both micro-ops counted,
+/// `(next, fuel left)` back to the loop, which goes on from there.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn rand_mod_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), fuel: &mut u32) -> Flow {
+pub(crate) unsafe fn rand_mod_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Result<(*const Inst, u32), Exit> {
     // SAFETY: the handler contract.
     unsafe {
-        let first = *ip;
         let mut acc = 0;
-        let mid = bodies::Rand::run::<O, Regs>(first, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)?;
-        observe::<O>(ctx, first);
-        *fuel -= 1;
-        *ip = mid;
-        if *fuel == 0 {
-            // S17: the fuel ran out between the two; the loop records it.
-            return Err(Exit::Fuel);
+        let mid = match bodies::Rand::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel, why)),
+        };
+        observe::<O>(ctx, ip);
+        debug_assert!(mid == ip.add(1));
+        if fuel == 1 {
+            // S17: the fuel ran out between the two.
+            return Ok((mid, 0));
         }
-        bodies::Mod::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)
+        let next = match bodies::Mod::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, mid, fuel - 1, why)),
+        };
+        observe::<O>(ctx, mid);
+        Ok((next, fuel - 2))
     }
 }
 
@@ -5077,7 +5107,7 @@ pub(crate) unsafe fn rand_mod_loop_match<O: Observer>(ip: *const Inst, regs: *mu
 
 // add_addi: The superinstruction ADD (its operands from the register file) then ADDI (its operands from the register file).
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADD (its operands from the register file) then ADDI (its operands from the register file).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -5114,7 +5144,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADD (its operands from the register file) then ADDI (its operands from the register file).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -5143,7 +5173,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADD (its operands from the register file) then ADDI (its operands from the register file).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -5215,7 +5245,7 @@ pub(crate) unsafe fn add_addi_sub<O: Observer>(ip: *const Inst, regs: *mut u32, 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// The superinstruction ADD (its operands from the register file) then ADDI (its operands from the register file).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -5252,27 +5282,33 @@ handler_fn! {
 
 /// The superinstruction ADD (its operands from the register file) then ADDI (its operands from the register file).
 ///
-/// The switch loop's arm: the first micro-op counted, then the second's
-/// body, which the loop counts at `*ip`, the second.
+/// The switch loop's arm for a superinstruction: both micro-ops counted,
+/// `(next, fuel left)` back to the loop, which goes on from there.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn add_addi_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), fuel: &mut u32) -> Flow {
+pub(crate) unsafe fn add_addi_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fuel: u32) -> Result<(*const Inst, u32), Exit> {
     // SAFETY: the handler contract.
     unsafe {
-        let first = *ip;
         let mut acc = 0;
-        let mid = bodies::Add::run::<O, Regs>(first, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)?;
-        observe::<O>(ctx, first);
-        *fuel -= 1;
-        *ip = mid;
-        if *fuel == 0 {
-            // S17: the fuel ran out between the two; the loop records it.
-            return Err(Exit::Fuel);
+        let mid = match bodies::Add::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, ip, fuel, why)),
+        };
+        observe::<O>(ctx, ip);
+        debug_assert!(mid == ip.add(1));
+        if fuel == 1 {
+            // S17: the fuel ran out between the two.
+            return Ok((mid, 0));
         }
-        bodies::Addi::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc)
+        let next = match bodies::Addi::run::<O, Regs>(mid, regs, &mut *ctx.cast::<Ctx<O>>(), &mut acc) {
+            Ok(next) => next,
+            Err(why) => return Err(exit_at::<O>(ctx, mid, fuel - 1, why)),
+        };
+        observe::<O>(ctx, mid);
+        Ok((next, fuel - 2))
     }
 }
 
@@ -5315,7 +5351,7 @@ pub(crate) unsafe fn add_addi_loop_match<O: Observer>(ip: *const Inst, regs: *mu
 
 // add_in_place_c: ADD, in place (its `b` is its `a`), its `c` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// ADD, in place (its `b` is its `a`), its `c` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -5342,7 +5378,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, in place (its `b` is its `a`), its `c` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -5365,7 +5401,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, in place (its `b` is its `a`), its `c` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -5421,7 +5457,7 @@ pub(crate) unsafe fn add_in_place_c_sub<O: Observer>(ip: *const Inst, regs: *mut
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, in place (its `b` is its `a`), its `c` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -5451,13 +5487,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn add_in_place_c_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn add_in_place_c_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Add::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Add::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -5490,7 +5526,7 @@ pub(crate) unsafe fn add_in_place_c_loop_match<O: Observer>(ip: *const Inst, reg
 
 // add_b: ADD, its `b` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// ADD, its `b` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -5517,7 +5553,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, its `b` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -5540,7 +5576,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, its `b` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -5596,7 +5632,7 @@ pub(crate) unsafe fn add_b_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, its `b` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -5626,13 +5662,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn add_b_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn add_b_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Add::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Add::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -5665,7 +5701,7 @@ pub(crate) unsafe fn add_b_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // add_c: ADD, its `c` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// ADD, its `c` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -5692,7 +5728,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, its `c` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -5715,7 +5751,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, its `c` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -5771,7 +5807,7 @@ pub(crate) unsafe fn add_c_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, its `c` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -5801,13 +5837,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn add_c_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn add_c_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Add::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Add::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -5840,7 +5876,7 @@ pub(crate) unsafe fn add_c_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // add_in_place: ADD, in place (its `b` is its `a`).
 
-handler_fn! {
+become_fn! {
     /// ADD, in place (its `b` is its `a`).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -5867,7 +5903,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, in place (its `b` is its `a`).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -5890,7 +5926,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, in place (its `b` is its `a`).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -5946,7 +5982,7 @@ pub(crate) unsafe fn add_in_place_sub<O: Observer>(ip: *const Inst, regs: *mut u
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADD, in place (its `b` is its `a`).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -5976,13 +6012,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn add_in_place_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn add_in_place_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Add::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Add::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -6015,7 +6051,7 @@ pub(crate) unsafe fn add_in_place_loop_match<O: Observer>(ip: *const Inst, regs:
 
 // sub_b: SUB, its `b` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// SUB, its `b` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -6042,7 +6078,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, its `b` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -6065,7 +6101,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, its `b` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -6121,7 +6157,7 @@ pub(crate) unsafe fn sub_b_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, its `b` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -6151,13 +6187,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn sub_b_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn sub_b_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Sub::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Sub::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -6190,7 +6226,7 @@ pub(crate) unsafe fn sub_b_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // sub_c: SUB, its `c` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// SUB, its `c` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -6217,7 +6253,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, its `c` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -6240,7 +6276,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, its `c` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -6296,7 +6332,7 @@ pub(crate) unsafe fn sub_c_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, its `c` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -6326,13 +6362,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn sub_c_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn sub_c_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Sub::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Sub::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -6365,7 +6401,7 @@ pub(crate) unsafe fn sub_c_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // sub_in_place: SUB, in place (its `b` is its `a`).
 
-handler_fn! {
+become_fn! {
     /// SUB, in place (its `b` is its `a`).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -6392,7 +6428,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, in place (its `b` is its `a`).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -6415,7 +6451,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, in place (its `b` is its `a`).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -6471,7 +6507,7 @@ pub(crate) unsafe fn sub_in_place_sub<O: Observer>(ip: *const Inst, regs: *mut u
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUB, in place (its `b` is its `a`).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -6501,13 +6537,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn sub_in_place_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn sub_in_place_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Sub::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Sub::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -6540,7 +6576,7 @@ pub(crate) unsafe fn sub_in_place_loop_match<O: Observer>(ip: *const Inst, regs:
 
 // mul_b: MUL, its `b` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// MUL, its `b` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -6567,7 +6603,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, its `b` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -6590,7 +6626,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, its `b` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -6646,7 +6682,7 @@ pub(crate) unsafe fn mul_b_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, its `b` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -6676,13 +6712,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn mul_b_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn mul_b_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Mul::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Mul::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -6715,7 +6751,7 @@ pub(crate) unsafe fn mul_b_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // mul_c: MUL, its `c` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// MUL, its `c` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -6742,7 +6778,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, its `c` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -6765,7 +6801,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, its `c` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -6821,7 +6857,7 @@ pub(crate) unsafe fn mul_c_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, its `c` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -6851,13 +6887,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn mul_c_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn mul_c_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Mul::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Mul::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -6890,7 +6926,7 @@ pub(crate) unsafe fn mul_c_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // mul_in_place: MUL, in place (its `b` is its `a`).
 
-handler_fn! {
+become_fn! {
     /// MUL, in place (its `b` is its `a`).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -6917,7 +6953,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, in place (its `b` is its `a`).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -6940,7 +6976,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, in place (its `b` is its `a`).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -6996,7 +7032,7 @@ pub(crate) unsafe fn mul_in_place_sub<O: Observer>(ip: *const Inst, regs: *mut u
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MUL, in place (its `b` is its `a`).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -7026,13 +7062,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn mul_in_place_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn mul_in_place_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Mul::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Mul::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -7065,7 +7101,7 @@ pub(crate) unsafe fn mul_in_place_loop_match<O: Observer>(ip: *const Inst, regs:
 
 // and_b: AND, its `b` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// AND, its `b` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -7092,7 +7128,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, its `b` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -7115,7 +7151,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, its `b` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -7171,7 +7207,7 @@ pub(crate) unsafe fn and_b_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, its `b` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -7201,13 +7237,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn and_b_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn and_b_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::And::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::And::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -7240,7 +7276,7 @@ pub(crate) unsafe fn and_b_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // and_c: AND, its `c` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// AND, its `c` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -7267,7 +7303,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, its `c` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -7290,7 +7326,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, its `c` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -7346,7 +7382,7 @@ pub(crate) unsafe fn and_c_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, its `c` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -7376,13 +7412,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn and_c_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn and_c_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::And::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::And::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -7415,7 +7451,7 @@ pub(crate) unsafe fn and_c_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // and_in_place: AND, in place (its `b` is its `a`).
 
-handler_fn! {
+become_fn! {
     /// AND, in place (its `b` is its `a`).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -7442,7 +7478,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, in place (its `b` is its `a`).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -7465,7 +7501,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, in place (its `b` is its `a`).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -7521,7 +7557,7 @@ pub(crate) unsafe fn and_in_place_sub<O: Observer>(ip: *const Inst, regs: *mut u
     }
 }
 
-handler_fn! {
+become_fn! {
     /// AND, in place (its `b` is its `a`).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -7551,13 +7587,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn and_in_place_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn and_in_place_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::And::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::And::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -7590,7 +7626,7 @@ pub(crate) unsafe fn and_in_place_loop_match<O: Observer>(ip: *const Inst, regs:
 
 // mov_b: MOV, its `b` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// MOV, its `b` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -7617,7 +7653,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MOV, its `b` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -7640,7 +7676,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MOV, its `b` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -7696,7 +7732,7 @@ pub(crate) unsafe fn mov_b_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// MOV, its `b` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -7726,13 +7762,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn mov_b_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn mov_b_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Mov::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Mov::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -7765,7 +7801,7 @@ pub(crate) unsafe fn mov_b_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // addi_b: ADDI, its `b` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// ADDI, its `b` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -7792,7 +7828,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADDI, its `b` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -7815,7 +7851,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADDI, its `b` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -7871,7 +7907,7 @@ pub(crate) unsafe fn addi_b_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ct
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADDI, its `b` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -7901,13 +7937,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn addi_b_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn addi_b_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Addi::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Addi::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -7940,7 +7976,7 @@ pub(crate) unsafe fn addi_b_loop_match<O: Observer>(ip: *const Inst, regs: *mut 
 
 // addi_in_place: ADDI, in place (its `b` is its `a`).
 
-handler_fn! {
+become_fn! {
     /// ADDI, in place (its `b` is its `a`).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -7967,7 +8003,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADDI, in place (its `b` is its `a`).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -7990,7 +8026,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADDI, in place (its `b` is its `a`).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -8046,7 +8082,7 @@ pub(crate) unsafe fn addi_in_place_sub<O: Observer>(ip: *const Inst, regs: *mut 
     }
 }
 
-handler_fn! {
+become_fn! {
     /// ADDI, in place (its `b` is its `a`).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -8076,13 +8112,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn addi_in_place_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn addi_in_place_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Addi::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Addi::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -8115,7 +8151,7 @@ pub(crate) unsafe fn addi_in_place_loop_match<O: Observer>(ip: *const Inst, regs
 
 // shr_b: SHR, its `b` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// SHR, its `b` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -8142,7 +8178,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SHR, its `b` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -8165,7 +8201,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SHR, its `b` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -8221,7 +8257,7 @@ pub(crate) unsafe fn shr_b_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SHR, its `b` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -8251,13 +8287,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn shr_b_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn shr_b_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Shr::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Shr::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -8290,7 +8326,7 @@ pub(crate) unsafe fn shr_b_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // shr_in_place: SHR, in place (its `b` is its `a`).
 
-handler_fn! {
+become_fn! {
     /// SHR, in place (its `b` is its `a`).
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -8317,7 +8353,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SHR, in place (its `b` is its `a`).
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -8340,7 +8376,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SHR, in place (its `b` is its `a`).
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -8396,7 +8432,7 @@ pub(crate) unsafe fn shr_in_place_sub<O: Observer>(ip: *const Inst, regs: *mut u
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SHR, in place (its `b` is its `a`).
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -8426,13 +8462,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn shr_in_place_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn shr_in_place_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Shr::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Shr::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -8465,7 +8501,7 @@ pub(crate) unsafe fn shr_in_place_loop_match<O: Observer>(ip: *const Inst, regs:
 
 // jnz_a: JNZ, its `a` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// JNZ, its `a` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -8492,7 +8528,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JNZ, its `a` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -8515,7 +8551,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JNZ, its `a` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -8571,7 +8607,7 @@ pub(crate) unsafe fn jnz_a_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JNZ, its `a` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -8601,13 +8637,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn jnz_a_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn jnz_a_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Jnz::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Jnz::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -8640,7 +8676,7 @@ pub(crate) unsafe fn jnz_a_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // jlt_a: JLT, its `a` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// JLT, its `a` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -8667,7 +8703,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JLT, its `a` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -8690,7 +8726,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JLT, its `a` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -8746,7 +8782,7 @@ pub(crate) unsafe fn jlt_a_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JLT, its `a` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -8776,13 +8812,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn jlt_a_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn jlt_a_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Jlt::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Jlt::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -8815,7 +8851,7 @@ pub(crate) unsafe fn jlt_a_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // jeq_a: JEQ, its `a` from the accumulator.
 
-handler_fn! {
+become_fn! {
     /// JEQ, its `a` from the accumulator.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -8842,7 +8878,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JEQ, its `a` from the accumulator.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -8865,7 +8901,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JEQ, its `a` from the accumulator.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -8921,7 +8957,7 @@ pub(crate) unsafe fn jeq_a_sub<O: Observer>(ip: *const Inst, regs: *mut u32, ctx
     }
 }
 
-handler_fn! {
+become_fn! {
     /// JEQ, its `a` from the accumulator.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -8951,13 +8987,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn jeq_a_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn jeq_a_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Jeq::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Jeq::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -8990,7 +9026,7 @@ pub(crate) unsafe fn jeq_a_loop_match<O: Observer>(ip: *const Inst, regs: *mut u
 
 // submit_group: SUBMIT, its first core and count from the registers the decoder wrote into `a` and `b`.
 
-handler_fn! {
+become_fn! {
     /// SUBMIT, its first core and count from the registers the decoder wrote into `a` and `b`.
     ///
     /// The counted handler (tail, threaded): one unit of fuel a micro-op, then
@@ -9017,7 +9053,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUBMIT, its first core and count from the registers the decoder wrote into `a` and `b`.
     ///
     /// The charged handler (tail, threaded): inside a block whose head paid,
@@ -9040,7 +9076,7 @@ handler_fn! {
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUBMIT, its first core and count from the registers the decoder wrote into `a` and `b`.
     ///
     /// The head handler (tail, threaded): charges the whole block when the
@@ -9096,7 +9132,7 @@ pub(crate) unsafe fn submit_group_sub<O: Observer>(ip: *const Inst, regs: *mut u
     }
 }
 
-handler_fn! {
+become_fn! {
     /// SUBMIT, its first core and count from the registers the decoder wrote into `a` and `b`.
     ///
     /// The indirect handler: the unit counted, then the central dispatch.
@@ -9126,13 +9162,13 @@ handler_fn! {
 /// The switch loop's arm: the body alone; the loop counts it.
 ///
 /// # Safety
-/// The handler contract (handler.rs), `*ip` holding this unit.
+/// The handler contract (handler.rs).
 #[cfg(feature = "switch")]
 #[inline(always)]
-pub(crate) unsafe fn submit_group_switch<O: Observer>(ip: &mut *const Inst, regs: *mut u32, ctx: *mut (), _: &mut u32) -> Flow {
+pub(crate) unsafe fn submit_group_switch<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), _: u32) -> Flow {
     // SAFETY: the handler contract.
     unsafe {
-        bodies::Submit::run::<O, Regs>(*ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
+        bodies::Submit::run::<O, Regs>(ip, regs, &mut *ctx.cast::<Ctx<O>>(), &mut 0)
     }
 }
 
@@ -9164,11 +9200,13 @@ pub(crate) unsafe fn submit_group_loop_match<O: Observer>(ip: *const Inst, regs:
 }
 
 /// The kinds of handler, as each handler's name ends.
+#[allow(dead_code)] // read by explain.rs, which a build of switch or loop_match alone leaves out
 pub(crate) const KINDS: [&str; 7] = ["counted", "charged", "head", "sub", "indirect", "switch", "loop_match"];
 
 /// Every unit in handler-index order: its name (the handlers' names
 /// without the kind), what it is, the first line of its section, and
 /// the line of each of its handlers (`fn`), in the order of [`KINDS`].
+#[allow(dead_code)] // as KINDS
 pub(crate) const UNITS: [(&str, &str, u32, [u32; 7]); HANDLERS] = [
     ("set", "`SET`: a = imm.", 38, [49, 76, 100, 133, 154, 179, 194]),
     ("mov", "`MOV`: a = b.", 213, [224, 251, 275, 308, 329, 354, 369]),
@@ -9192,38 +9230,39 @@ pub(crate) const UNITS: [(&str, &str, u32, [u32; 7]); HANDLERS] = [
     ("event", "`EVENT`: post a progress event with the low 24 bits of a.", 3363, [3374, 3401, 3425, 3458, 3479, 3504, 3519]),
     ("time", "`TIME`: a = low 32 bits of the tick counter.", 3538, [3549, 3576, 3600, 3633, 3654, 3679, 3694]),
     ("end", "`End`, the sentinel after the last micro-op: ends the stream (S15).", 3713, [3724, 3751, 3775, 3808, 3829, 3854, 3869]),
-    ("addi_jlt_in_place", "The superinstruction ADDI (in place (its `b` is its `a`)) then JLT (its `a` from the accumulator).", 3888, [3899, 3936, 3966, 4005, 4036, 4072, 4097]),
-    ("addi_jlt", "The superinstruction ADDI (its operands from the register file) then JLT (its operands from the register file).", 4126, [4137, 4174, 4204, 4243, 4274, 4310, 4335]),
-    ("addi_jnz_in_place", "The superinstruction ADDI (in place (its `b` is its `a`)) then JNZ (its `a` from the accumulator).", 4364, [4375, 4412, 4442, 4481, 4512, 4548, 4573]),
-    ("addi_jnz", "The superinstruction ADDI (its operands from the register file) then JNZ (its operands from the register file).", 4602, [4613, 4650, 4680, 4719, 4750, 4786, 4811]),
-    ("rand_mod", "The superinstruction RAND (its operands from the register file) then MOD (its operands from the register file).", 4840, [4851, 4888, 4918, 4957, 4988, 5024, 5049]),
-    ("add_addi", "The superinstruction ADD (its operands from the register file) then ADDI (its operands from the register file).", 5078, [5089, 5126, 5156, 5195, 5226, 5262, 5287]),
-    ("add_in_place_c", "ADD, in place (its `b` is its `a`), its `c` from the accumulator.", 5316, [5327, 5354, 5378, 5411, 5432, 5457, 5472]),
-    ("add_b", "ADD, its `b` from the accumulator.", 5491, [5502, 5529, 5553, 5586, 5607, 5632, 5647]),
-    ("add_c", "ADD, its `c` from the accumulator.", 5666, [5677, 5704, 5728, 5761, 5782, 5807, 5822]),
-    ("add_in_place", "ADD, in place (its `b` is its `a`).", 5841, [5852, 5879, 5903, 5936, 5957, 5982, 5997]),
-    ("sub_b", "SUB, its `b` from the accumulator.", 6016, [6027, 6054, 6078, 6111, 6132, 6157, 6172]),
-    ("sub_c", "SUB, its `c` from the accumulator.", 6191, [6202, 6229, 6253, 6286, 6307, 6332, 6347]),
-    ("sub_in_place", "SUB, in place (its `b` is its `a`).", 6366, [6377, 6404, 6428, 6461, 6482, 6507, 6522]),
-    ("mul_b", "MUL, its `b` from the accumulator.", 6541, [6552, 6579, 6603, 6636, 6657, 6682, 6697]),
-    ("mul_c", "MUL, its `c` from the accumulator.", 6716, [6727, 6754, 6778, 6811, 6832, 6857, 6872]),
-    ("mul_in_place", "MUL, in place (its `b` is its `a`).", 6891, [6902, 6929, 6953, 6986, 7007, 7032, 7047]),
-    ("and_b", "AND, its `b` from the accumulator.", 7066, [7077, 7104, 7128, 7161, 7182, 7207, 7222]),
-    ("and_c", "AND, its `c` from the accumulator.", 7241, [7252, 7279, 7303, 7336, 7357, 7382, 7397]),
-    ("and_in_place", "AND, in place (its `b` is its `a`).", 7416, [7427, 7454, 7478, 7511, 7532, 7557, 7572]),
-    ("mov_b", "MOV, its `b` from the accumulator.", 7591, [7602, 7629, 7653, 7686, 7707, 7732, 7747]),
-    ("addi_b", "ADDI, its `b` from the accumulator.", 7766, [7777, 7804, 7828, 7861, 7882, 7907, 7922]),
-    ("addi_in_place", "ADDI, in place (its `b` is its `a`).", 7941, [7952, 7979, 8003, 8036, 8057, 8082, 8097]),
-    ("shr_b", "SHR, its `b` from the accumulator.", 8116, [8127, 8154, 8178, 8211, 8232, 8257, 8272]),
-    ("shr_in_place", "SHR, in place (its `b` is its `a`).", 8291, [8302, 8329, 8353, 8386, 8407, 8432, 8447]),
-    ("jnz_a", "JNZ, its `a` from the accumulator.", 8466, [8477, 8504, 8528, 8561, 8582, 8607, 8622]),
-    ("jlt_a", "JLT, its `a` from the accumulator.", 8641, [8652, 8679, 8703, 8736, 8757, 8782, 8797]),
-    ("jeq_a", "JEQ, its `a` from the accumulator.", 8816, [8827, 8854, 8878, 8911, 8932, 8957, 8972]),
-    ("submit_group", "SUBMIT, its first core and count from the registers the decoder wrote into `a` and `b`.", 8991, [9002, 9029, 9053, 9086, 9107, 9132, 9147]),
+    ("addi_jlt_in_place", "The superinstruction ADDI (in place (its `b` is its `a`)) then JLT (its `a` from the accumulator).", 3888, [3899, 3936, 3966, 4005, 4036, 4072, 4103]),
+    ("addi_jlt", "The superinstruction ADDI (its operands from the register file) then JLT (its operands from the register file).", 4132, [4143, 4180, 4210, 4249, 4280, 4316, 4347]),
+    ("addi_jnz_in_place", "The superinstruction ADDI (in place (its `b` is its `a`)) then JNZ (its `a` from the accumulator).", 4376, [4387, 4424, 4454, 4493, 4524, 4560, 4591]),
+    ("addi_jnz", "The superinstruction ADDI (its operands from the register file) then JNZ (its operands from the register file).", 4620, [4631, 4668, 4698, 4737, 4768, 4804, 4835]),
+    ("rand_mod", "The superinstruction RAND (its operands from the register file) then MOD (its operands from the register file).", 4864, [4875, 4912, 4942, 4981, 5012, 5048, 5079]),
+    ("add_addi", "The superinstruction ADD (its operands from the register file) then ADDI (its operands from the register file).", 5108, [5119, 5156, 5186, 5225, 5256, 5292, 5323]),
+    ("add_in_place_c", "ADD, in place (its `b` is its `a`), its `c` from the accumulator.", 5352, [5363, 5390, 5414, 5447, 5468, 5493, 5508]),
+    ("add_b", "ADD, its `b` from the accumulator.", 5527, [5538, 5565, 5589, 5622, 5643, 5668, 5683]),
+    ("add_c", "ADD, its `c` from the accumulator.", 5702, [5713, 5740, 5764, 5797, 5818, 5843, 5858]),
+    ("add_in_place", "ADD, in place (its `b` is its `a`).", 5877, [5888, 5915, 5939, 5972, 5993, 6018, 6033]),
+    ("sub_b", "SUB, its `b` from the accumulator.", 6052, [6063, 6090, 6114, 6147, 6168, 6193, 6208]),
+    ("sub_c", "SUB, its `c` from the accumulator.", 6227, [6238, 6265, 6289, 6322, 6343, 6368, 6383]),
+    ("sub_in_place", "SUB, in place (its `b` is its `a`).", 6402, [6413, 6440, 6464, 6497, 6518, 6543, 6558]),
+    ("mul_b", "MUL, its `b` from the accumulator.", 6577, [6588, 6615, 6639, 6672, 6693, 6718, 6733]),
+    ("mul_c", "MUL, its `c` from the accumulator.", 6752, [6763, 6790, 6814, 6847, 6868, 6893, 6908]),
+    ("mul_in_place", "MUL, in place (its `b` is its `a`).", 6927, [6938, 6965, 6989, 7022, 7043, 7068, 7083]),
+    ("and_b", "AND, its `b` from the accumulator.", 7102, [7113, 7140, 7164, 7197, 7218, 7243, 7258]),
+    ("and_c", "AND, its `c` from the accumulator.", 7277, [7288, 7315, 7339, 7372, 7393, 7418, 7433]),
+    ("and_in_place", "AND, in place (its `b` is its `a`).", 7452, [7463, 7490, 7514, 7547, 7568, 7593, 7608]),
+    ("mov_b", "MOV, its `b` from the accumulator.", 7627, [7638, 7665, 7689, 7722, 7743, 7768, 7783]),
+    ("addi_b", "ADDI, its `b` from the accumulator.", 7802, [7813, 7840, 7864, 7897, 7918, 7943, 7958]),
+    ("addi_in_place", "ADDI, in place (its `b` is its `a`).", 7977, [7988, 8015, 8039, 8072, 8093, 8118, 8133]),
+    ("shr_b", "SHR, its `b` from the accumulator.", 8152, [8163, 8190, 8214, 8247, 8268, 8293, 8308]),
+    ("shr_in_place", "SHR, in place (its `b` is its `a`).", 8327, [8338, 8365, 8389, 8422, 8443, 8468, 8483]),
+    ("jnz_a", "JNZ, its `a` from the accumulator.", 8502, [8513, 8540, 8564, 8597, 8618, 8643, 8658]),
+    ("jlt_a", "JLT, its `a` from the accumulator.", 8677, [8688, 8715, 8739, 8772, 8793, 8818, 8833]),
+    ("jeq_a", "JEQ, its `a` from the accumulator.", 8852, [8863, 8890, 8914, 8947, 8968, 8993, 9008]),
+    ("submit_group", "SUBMIT, its first core and count from the registers the decoder wrote into `a` and `b`.", 9027, [9038, 9065, 9089, 9122, 9143, 9168, 9183]),
 ];
 
 /// Calls `$m!` with every unit's handlers in handler-index order, one
 /// entry `Index: counted charged head sub indirect switch loop_match;` each.
+#[allow(unused_macros)]
 macro_rules! for_each_handler {
     ($m:ident) => {
         $m! {
@@ -9298,3 +9337,69 @@ macro_rules! in_index_order {
     };
 }
 for_each_handler!(in_index_order);
+
+/// Calls `$m!` with the switch loop's arms, `[one micro-op] [superinstructions]`,
+/// one entry `Index: NAME_switch;` each: the two return differently.
+#[allow(unused_macros)]
+macro_rules! for_each_switch_arm {
+    ($m:ident) => {
+        $m! {
+            [
+            Set: set_switch;
+            Mov: mov_switch;
+            Add: add_switch;
+            Addi: addi_switch;
+            Sub: sub_switch;
+            Mul: mul_switch;
+            And: and_switch;
+            Shr: shr_switch;
+            Mod: mod_switch;
+            Rand: rand_switch;
+            Jmp: jmp_switch;
+            Jlt: jlt_switch;
+            Jeq: jeq_switch;
+            Jnz: jnz_switch;
+            Halt: halt_switch;
+            Submit: submit_switch;
+            Enqueue: enqueue_switch;
+            Wait: wait_switch;
+            ReadResult: read_result_switch;
+            Event: event_switch;
+            Time: time_switch;
+            End: end_switch;
+            AddInPlaceC: add_in_place_c_switch;
+            AddB: add_b_switch;
+            AddC: add_c_switch;
+            AddInPlace: add_in_place_switch;
+            SubB: sub_b_switch;
+            SubC: sub_c_switch;
+            SubInPlace: sub_in_place_switch;
+            MulB: mul_b_switch;
+            MulC: mul_c_switch;
+            MulInPlace: mul_in_place_switch;
+            AndB: and_b_switch;
+            AndC: and_c_switch;
+            AndInPlace: and_in_place_switch;
+            MovB: mov_b_switch;
+            AddiB: addi_b_switch;
+            AddiInPlace: addi_in_place_switch;
+            ShrB: shr_b_switch;
+            ShrInPlace: shr_in_place_switch;
+            JnzA: jnz_a_switch;
+            JltA: jlt_a_switch;
+            JeqA: jeq_a_switch;
+            SubmitGroup: submit_group_switch;
+            ]
+            [
+            AddiJltInPlace: addi_jlt_in_place_switch;
+            AddiJlt: addi_jlt_switch;
+            AddiJnzInPlace: addi_jnz_in_place_switch;
+            AddiJnz: addi_jnz_switch;
+            RandMod: rand_mod_switch;
+            AddAddi: add_addi_switch;
+            ]
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use for_each_switch_arm;

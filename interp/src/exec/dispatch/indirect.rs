@@ -5,8 +5,8 @@
 //! the central `match`'s jump table; the fuel is counted per micro-op, as
 //! the switch loop counts it (no block is charged at its head).
 
-use super::kinds::{Central, IndirectHandler};
 use super::handlers::*;
+use super::kinds::{Central, IndirectHandler};
 use crate::exec::handler::handler_fn;
 use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, Inst, OpIndex};

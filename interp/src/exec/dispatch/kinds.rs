@@ -21,9 +21,10 @@
 //! the indirect kind tail-calls one central dispatch ([`Central`]); the
 //! switch and loop_match kinds are arms of their loops.
 
+use crate::exec::inst::{Exit, Inst};
 #[cfg(feature = "chain")]
 use crate::exec::inst::{HEAD, Handler};
-use crate::exec::inst::{Exit, Inst};
+#[cfg(any(feature = "chain", feature = "indirect"))]
 use crate::exec::observer::Observer;
 #[cfg(feature = "chain")]
 use crate::exec::step::exit_at;
@@ -129,4 +130,3 @@ pub(crate) trait Central {
     /// The central dispatch for observer `O`.
     fn central<O: Observer>() -> IndirectHandler;
 }
-

@@ -34,10 +34,10 @@ pub mod explain;
 // Generated (scripts/gen-handlers.py), its layout the generator's.
 #[rustfmt::skip]
 pub(crate) mod handlers;
-#[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
-pub(crate) mod kinds;
 #[cfg(feature = "indirect")]
 pub(crate) mod indirect;
+#[cfg(any(feature = "chain", feature = "subroutine", feature = "indirect"))]
+pub(crate) mod kinds;
 #[cfg(feature = "loop_match")]
 pub(crate) mod loop_match;
 #[cfg(feature = "subroutine")]

@@ -7,8 +7,8 @@
 
 use std::marker::PhantomData;
 
-use super::kinds::Sub;
 use super::handlers::*;
+use super::kinds::Sub;
 use crate::exec::handler::loop_entry;
 use crate::exec::inst::{Exit, HANDLERS, HEAD, Inst, TABLE_LEN};
 use crate::exec::observer::Observer;

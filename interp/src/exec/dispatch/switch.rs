@@ -3,9 +3,11 @@
 //! by micro-op, with one shared end where the loop counts the fuel and
 //! goes on (the classic switch loop the other variants are measured
 //! against; a loop whose arms each finish their own unit is `loop_match`'s).
-//! Each arm is its unit's `NAME_switch` (handlers.rs): the body alone, or a
-//! superinstruction's first micro-op counted and its second's body, so
-//! that every arm ends at the shared end.
+//! Each arm is its unit's `NAME_switch` (handlers.rs): the body alone, to
+//! the shared end; a superinstruction's two micro-ops counted, on a path
+//! of their own (an arm that ran its first and left the second to the
+//! shared end made the loop 2.7 times slower in time on alu, with 4.5 %
+//! fewer instructions: decisions.md D38).
 
 use super::handlers::*;
 use crate::exec::inst::{Exit, Inst, OpIndex};
@@ -13,7 +15,7 @@ use crate::exec::observer::Observer;
 use crate::exec::step::{exit_at, observe};
 
 macro_rules! switch_loop {
-    ($($index:ident: $counted:ident $charged:ident $head:ident $sub:ident $indirect:ident $switch:ident $loop_match:ident;)*) => {
+    ([$($one:ident: $alone:ident;)*] [$($pair:ident: $both:ident;)*]) => {
         /// Runs from `ip` until an exit.
         ///
         /// # Safety
@@ -27,12 +29,22 @@ macro_rules! switch_loop {
             let mut fuel = fuel;
             // SAFETY: the caller's contract; every `next` a body returns stays in
             // the program (OpBody's contract) and its `op` was written by
-            // Program::decode from an OpIndex. An arm leaves `ip` at the
-            // micro-op whose flow it returns, and `fuel` what is left before it.
+            // Program::decode from an OpIndex.
             unsafe {
                 loop {
                     let flow = match OpIndex::from_byte((*ip).op) {
-                        $(OpIndex::$index => $switch::<O>(&mut ip, regs, ctx, &mut fuel),)*
+                        $(OpIndex::$one => $alone::<O>(ip, regs, ctx, fuel),)*
+                        $(OpIndex::$pair => match $both::<O>(ip, regs, ctx, fuel) {
+                            Ok((next, left)) => {
+                                if left == 0 {
+                                    return exit_at::<O>(ctx, next, 0, Exit::Fuel);
+                                }
+                                ip = next;
+                                fuel = left;
+                                continue;
+                            }
+                            Err(why) => return why,
+                        },)*
                     };
                     match flow {
                         Ok(next) => {
@@ -51,4 +63,4 @@ macro_rules! switch_loop {
     };
 }
 
-for_each_handler!(switch_loop);
+for_each_switch_arm!(switch_loop);
