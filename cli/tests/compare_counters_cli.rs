@@ -87,8 +87,10 @@ fn counters_json_of_alu_on_switch() {
         instructions.is_finite() && instructions > 0.0,
         "{instructions}"
     );
-    // The switch loop takes at least one indirect jump a micro-op.
-    assert!(per_op("indirect_branches") >= 1.0 - 1e-3, "{c}");
+    // The switch loop takes one indirect jump a unit, and a unit is one
+    // micro-op or a superinstruction's two (alu's loop closes with
+    // ADDI+JLT): at least one every two micro-ops.
+    assert!(per_op("indirect_branches") >= 0.5, "{c}");
     assert!(per_op("conditional_mispredictions") <= per_op("conditional_branches"));
     assert!(per_op("indirect_mispredictions") <= per_op("indirect_branches"));
     // One run: the totals are the per-run figures, and per_op is them

@@ -566,6 +566,7 @@ fn the_variants_of_this_build() {
         (cfg!(feature = "loop_match"), "loop_match"),
         (cfg!(feature = "jit"), "jit"),
         (cfg!(feature = "jit"), "tiered"),
+        (cfg!(feature = "stencil"), "stencil"),
     ] {
         if on {
             want.push(name);

@@ -9,4 +9,6 @@
 
 pub(crate) mod cranelift;
 pub(crate) mod lower;
+#[cfg(feature = "stencil")]
+pub(crate) mod stencil;
 pub(crate) mod tiered;

@@ -42,6 +42,10 @@ pub(crate) struct Program {
     /// so that the clones a [`Prepared`](crate::exec::Prepared) gives its
     /// runs share one compile.
     pub code: std::cell::OnceCell<std::rc::Rc<super::compiled::cranelift::Code>>,
+    /// The program as the copy-and-patch tier made it (feature `stencil`),
+    /// once a run of that variant starts; as `code`.
+    #[cfg(feature = "stencil")]
+    pub stencil: std::cell::OnceCell<std::rc::Rc<super::compiled::stencil::Code>>,
     /// The `tiered` variant's count down to hot: the micro-ops turns that
     /// ended for want of fuel still have to run before it compiles the
     /// program (compiled/tiered.rs; [`Program::heat`]).
@@ -85,6 +89,21 @@ impl Program {
             Ok(code) => Some(self.code.get_or_init(|| std::rc::Rc::new(code)).entry()),
             Err(_) if super::compiled::cranelift::available().is_err() => None,
             Err(e) => panic!("the compiled tier failed on a checked upload: {e}"),
+        }
+    }
+
+    /// The program's stencil code, made on first use; `None` where this
+    /// build has no stencils for the host (the `stencil` variant then runs
+    /// the subroutine loop).
+    #[cfg(feature = "stencil")]
+    pub fn stenciled(&self) -> Option<super::compiled::lower::Compiled> {
+        if let Some(code) = self.stencil.get() {
+            return Some(code.entry());
+        }
+        match super::compiled::stencil::Code::compile(&self.insts) {
+            Ok(code) => Some(self.stencil.get_or_init(|| std::rc::Rc::new(code)).entry()),
+            Err(_) if super::compiled::stencil::available().is_err() => None,
+            Err(e) => panic!("the stencil tier failed on a checked upload: {e}"),
         }
     }
 
@@ -169,6 +188,8 @@ impl Program {
             templates,
             #[cfg(feature = "jit")]
             code: std::cell::OnceCell::new(),
+            #[cfg(feature = "stencil")]
+            stencil: std::cell::OnceCell::new(),
             #[cfg(feature = "jit")]
             cold: std::cell::Cell::new(0),
         };

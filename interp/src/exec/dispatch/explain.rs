@@ -219,6 +219,10 @@ pub fn code(dispatch: Dispatch, unit: Unit) -> Vec<Code> {
         Dispatch::Tiered => code(Dispatch::Tail, unit),
         #[cfg(all(feature = "jit", not(feature = "tail")))]
         Dispatch::Tiered => code(Dispatch::Subroutine, unit),
+        // Each upload's copied stencils; a unit the code hands to the
+        // interpreter runs as the subroutine loop's.
+        #[cfg(feature = "stencil")]
+        Dispatch::Stencil => code(Dispatch::Subroutine, unit),
     }
 }
 
@@ -255,6 +259,11 @@ pub fn note(dispatch: Dispatch) -> Option<&'static str> {
             "tiered runs the subroutine loop until the program is hot, then jit's code; shown: \
              subroutine's"
         }),
+        #[cfg(feature = "stencil")]
+        Dispatch::Stencil => Some(
+            "stencil copies and patches each upload's code from stencils of the bodies; shown: \
+             the subroutine unit it runs a micro-op it leaves to the interpreter with",
+        ),
         _ => None,
     }
 }
@@ -415,7 +424,7 @@ mod tests {
     #[test]
     fn only_the_compiled_tiers_have_a_note() {
         for &d in Dispatch::ALL {
-            let compiled = matches!(d.name(), "jit" | "tiered");
+            let compiled = matches!(d.name(), "jit" | "tiered" | "stencil");
             assert_eq!(note(d).is_some(), compiled, "{d}");
             if let Some(n) = note(d) {
                 assert!(n.starts_with(d.name()), "{n}");

@@ -108,6 +108,9 @@ variants! {
     /// program has run about as long as its compile would take in turns
     /// that ran out of fuel, then the compiled tier (feature `jit`).
     Tiered = "tiered" if "jit";
+    /// The copy-and-patch tier: the program made of stencils of the
+    /// bodies, compiled at build time (feature `stencil`, x86-64 Linux).
+    Stencil = "stencil" if "stencil";
 }
 
 impl Default for Dispatch {
@@ -170,6 +173,10 @@ pub(crate) fn prepare<O: Observer>(dispatch: Dispatch, p: &mut Program) {
     #[cfg(feature = "jit")]
     if Dispatch::Jit == dispatch && !O::ENABLED {
         p.compiled();
+    }
+    #[cfg(feature = "stencil")]
+    if Dispatch::Stencil == dispatch && !O::ENABLED {
+        p.stenciled();
     }
     let _ = (dispatch, p);
 }
@@ -240,6 +247,8 @@ unsafe fn enter_other<O: Observer>(
             Dispatch::Jit => crate::exec::compiled::cranelift::run::run::<O>(ip, regs, ctx, fuel),
             #[cfg(feature = "jit")]
             Dispatch::Tiered => crate::exec::compiled::tiered::run::<O>(ip, regs, ctx, fuel),
+            #[cfg(feature = "stencil")]
+            Dispatch::Stencil => crate::exec::compiled::stencil::run::<O>(ip, regs, ctx, fuel),
         }
     }
 }

@@ -61,6 +61,10 @@ impl Machine {
             #[cfg(feature = "jit")]
             {
                 turns.ctx.code = program.code.get().map(|c| c.entry());
+                #[cfg(feature = "stencil")]
+                if dispatch == Dispatch::Stencil {
+                    turns.ctx.code = program.stencil.get().map(|c| c.entry());
+                }
                 turns.ctx.program = (program as *const Program).cast();
             }
             turns.stream = i;

@@ -27,6 +27,9 @@ pub(crate) use plan::REGION;
 
 /// What the compiled tier's tests share: a checked and decoded program.
 #[cfg(test)]
+pub(crate) use testing::program as testing_program;
+
+#[cfg(test)]
 mod testing {
     use crate::check::CheckedUpload;
     use crate::exec::decode::Program;
@@ -34,7 +37,7 @@ mod testing {
     use crate::ops::Opcode;
 
     /// The decoded program of `ops`: (opcode, a, b, c, imm) each.
-    pub(super) fn program(ops: &[(Opcode, u8, u8, u8, u32)]) -> Program {
+    pub(crate) fn program(ops: &[(Opcode, u8, u8, u8, u32)]) -> Program {
         let upload = Upload {
             header: Header {
                 max_steps: 1000,

@@ -1,0 +1,272 @@
+//! The copy-and-patch tier (feature `stencil`, issue 53): a decoded program
+//! made into machine code by copying, for each micro-op, a stencil compiled
+//! at build time from the micro-op's own body (interp/stencils/lib.rs,
+//! interp/build.rs), and patching its holes: register fields, the imm, the
+//! pc, fuel counts and where control goes next. A stencil whose last
+//! instruction is a jump to the next one is copied without it.
+//!
+//! The code speaks the Cranelift tier's protocol (`Entry`, `Compiled`,
+//! cranelift/compile.rs): the same loop runs it (cranelift/run.rs). A block's
+//! head charges the block's fuel or leaves `SHORT`; a micro-op the
+//! interpreter runs (one that reads or changes the kernel, MOD by zero,
+//! `End`) leaves with its pc and the fuel of the rest of its block given
+//! back; jumps go straight to their target's code. Entries are the blocks'
+//! heads. The memory is written, then made executable: never both.
+
+mod memory;
+
+use crate::exec::compiled::lower::{Compiled, Entry};
+use crate::exec::handler::loop_entry;
+use crate::exec::inst::Exit;
+use crate::exec::inst::{HEAD, Inst, len_in_imm};
+use crate::exec::observer::Observer;
+use crate::exec::step::SHAPES;
+use crate::ops::Opcode;
+
+use memory::Memory;
+
+loop_entry! {
+    "stencil";
+    /// Runs from `ip` until an exit: the compiled tier's loop
+    /// (cranelift/run.rs) over this tier's code, which the turn put in
+    /// the `Ctx` (machine/turn.rs).
+    ///
+    /// # Safety
+    /// As `cranelift::run::run`, the `Ctx`'s code this program's stencil code.
+    #[inline(never)]
+    fn run<O: Observer>(ip, regs, ctx, fuel) {
+        // SAFETY: the caller's contract.
+        unsafe { crate::exec::compiled::cranelift::run::run::<O>(ip, regs, ctx, fuel) }
+    }
+}
+
+/// One stencil: its machine code and where its holes are.
+pub(crate) struct Stencil {
+    pub code: &'static [u8],
+    pub holes: &'static [Hole],
+}
+
+/// A hole: its offset in the stencil's code, and what goes there.
+pub(crate) struct Hole(pub usize, pub HoleKind);
+
+/// What a hole takes (interp/stencils/lib.rs names each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HoleKind {
+    /// Register field `a`, `b` or `c` (a 32-bit immediate).
+    A,
+    B,
+    C,
+    /// The imm.
+    Imm,
+    /// The micro-op's pc.
+    Pc,
+    /// Units of fuel: the block's length at a head, what an exit gives back.
+    Len,
+    /// A 32-bit displacement to the next stencil.
+    Continue,
+    /// A 32-bit displacement to a jump's target.
+    Jump,
+    /// A 32-bit displacement to the exit that hands a micro-op to the
+    /// interpreter.
+    Exit,
+    /// A 32-bit displacement to the exit of a block the fuel does not cover.
+    Short,
+}
+
+/// Every stencil (build.rs writes the table from the object file).
+pub(crate) struct Stencils {
+    pub set: Stencil,
+    pub mov: Stencil,
+    pub add: Stencil,
+    pub addi: Stencil,
+    pub sub: Stencil,
+    pub mul: Stencil,
+    pub and: Stencil,
+    pub shr: Stencil,
+    pub rand: Stencil,
+    pub r#mod: Stencil,
+    pub jmp: Stencil,
+    pub jlt: Stencil,
+    pub jeq: Stencil,
+    pub jnz: Stencil,
+    pub head: Stencil,
+    pub interpret: Stencil,
+    pub leave: Stencil,
+    pub leave_short: Stencil,
+}
+
+include!(concat!(env!("OUT_DIR"), "/stencils.rs"));
+
+/// `Ok` where this build has stencils for the host, else why not.
+pub(crate) fn available() -> Result<(), String> {
+    match STENCILS {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "no stencils for this host ({}-{}): x86-64 Linux only",
+            std::env::consts::ARCH,
+            std::env::consts::OS
+        )),
+    }
+}
+
+/// A program's code: its memory and, for each pc, the entry where a block
+/// starts.
+pub(crate) struct Code {
+    /// Holds the code while the entries are used.
+    _memory: Memory,
+    entries: Box<[Option<Entry>]>,
+}
+
+impl Code {
+    /// Copies and patches the stencils of the decoded program `insts`
+    /// (`End` last).
+    pub(crate) fn compile(insts: &[Inst]) -> Result<Code, String> {
+        available()?;
+        let s = STENCILS.as_ref().expect("available");
+        let (bytes, starts) = emit(s, insts);
+        let memory = Memory::new(&bytes)?;
+        let mut entries = vec![None; insts.len()].into_boxed_slice();
+        for (pc, inst) in insts.iter().enumerate() {
+            if inst.op & HEAD != 0 {
+                // SAFETY: `starts[pc]` is the offset of the head stencil of
+                // block `pc` in the code just mapped, an `extern "C"
+                // fn(*mut u32, u32, u32) -> u64` (stencils/lib.rs).
+                entries[pc] =
+                    Some(unsafe { std::mem::transmute::<*const u8, Entry>(memory.at(starts[pc])) });
+            }
+        }
+        Ok(Code {
+            _memory: memory,
+            entries,
+        })
+    }
+
+    /// The compiled program, valid while `self` lives.
+    pub(crate) fn entry(&self) -> Compiled {
+        Compiled(self.entries.as_ptr())
+    }
+}
+
+/// The stencil of micro-op `op` (`None`: `End`); `interpret` for one the
+/// interpreter runs.
+fn stencil_of(s: &Stencils, op: Option<Opcode>) -> &Stencil {
+    use Opcode::*;
+    match op {
+        Some(Set) => &s.set,
+        Some(Mov) => &s.mov,
+        Some(Add) => &s.add,
+        Some(Addi) => &s.addi,
+        Some(Sub) => &s.sub,
+        Some(Mul) => &s.mul,
+        Some(And) => &s.and,
+        Some(Shr) => &s.shr,
+        Some(Rand) => &s.rand,
+        Some(Mod) => &s.r#mod,
+        Some(Jmp) => &s.jmp,
+        Some(Jlt) => &s.jlt,
+        Some(Jeq) => &s.jeq,
+        Some(Jnz) => &s.jnz,
+        _ => &s.interpret,
+    }
+}
+
+/// The code of `insts` and the offset where each pc's code starts.
+fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
+    let mut out = Vec::with_capacity(64 + insts.len() * 48);
+    let leave = out.len();
+    out.extend_from_slice(s.leave.code);
+    let leave_short = out.len();
+    out.extend_from_slice(s.leave_short.code);
+    let mut starts = vec![0; insts.len()];
+    // Jumps' displacements, patched once every start is known: (the hole's
+    // offset, the target pc).
+    let mut jumps = Vec::new();
+    let mut block_end = 0;
+    for (pc, i) in insts.iter().enumerate() {
+        starts[pc] = out.len();
+        // The unit's (first) micro-op: a pair's second keeps its own.
+        let op = SHAPES[usize::from(i.op & !HEAD)].first;
+        if i.op & HEAD != 0 {
+            let len = if len_in_imm(op) {
+                i.imm
+            } else {
+                u32::from(i.c)
+            };
+            block_end = pc + len as usize;
+            copy(&mut out, &s.head, |kind| match kind {
+                HoleKind::Len => Some(len),
+                HoleKind::Pc => Some(pc as u32),
+                _ => None,
+            });
+        }
+        let stencil = stencil_of(s, op);
+        let at = out.len();
+        // What the rest of the block gives back when this micro-op leaves.
+        let back = block_end.saturating_sub(pc).max(1) as u32;
+        copy(&mut out, stencil, |kind| match kind {
+            HoleKind::A => Some(u32::from(i.a)),
+            HoleKind::B => Some(u32::from(i.b)),
+            HoleKind::C => Some(u32::from(i.c)),
+            HoleKind::Imm => Some(i.imm),
+            HoleKind::Pc => Some(pc as u32),
+            HoleKind::Len => Some(back),
+            _ => None,
+        });
+        let end = out.len();
+        for &Hole(off, kind) in stencil.holes {
+            let place = at + off;
+            let to = match kind {
+                HoleKind::Continue => end,
+                HoleKind::Exit => leave,
+                HoleKind::Short => leave_short,
+                HoleKind::Jump => {
+                    // The decoder's distance in bytes, `(target - pc) * 16`.
+                    let target = (pc as i64 + i64::from(i.imm as i32) / 16) as usize;
+                    jumps.push((place, target));
+                    continue;
+                }
+                _ => continue,
+            };
+            displace(&mut out, place, to);
+        }
+        // The head's own displacements (its exit; its continuation is this
+        // micro-op's code, right after it).
+        if i.op & HEAD != 0 {
+            let head = starts[pc];
+            for &Hole(off, kind) in s.head.holes {
+                let to = match kind {
+                    HoleKind::Continue => at,
+                    HoleKind::Short => leave_short,
+                    HoleKind::Exit => leave,
+                    _ => continue,
+                };
+                displace(&mut out, head + off, to);
+            }
+        }
+    }
+    for (place, target) in jumps {
+        displace(&mut out, place, starts[target]);
+    }
+    (out, starts)
+}
+
+/// Appends `stencil` with its value holes filled by `value`.
+fn copy(out: &mut Vec<u8>, stencil: &Stencil, value: impl Fn(HoleKind) -> Option<u32>) {
+    let at = out.len();
+    out.extend_from_slice(stencil.code);
+    for &Hole(off, kind) in stencil.holes {
+        if let Some(v) = value(kind) {
+            out[at + off..at + off + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// Writes at `place` the 32-bit displacement of a jump to `to` (x86-64:
+/// from the end of the 4-byte field).
+fn displace(out: &mut [u8], place: usize, to: usize) {
+    let d = to as i64 - (place as i64 + 4);
+    out[place..place + 4].copy_from_slice(&(d as i32).to_le_bytes());
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,99 @@
+//! The stencil tier's own tests: what the stencils hold, and code that
+//! answers as the interpreter on programs of every shape.
+
+use super::*;
+use crate::exec::compiled::cranelift::{PC_MASK, SHORT};
+use crate::exec::compiled::lower::Entry;
+
+/// Runs the code of `insts` from block head `pc` with `fuel`: (pc, fuel,
+/// short) of its exit.
+fn call(code: &Code, regs: &mut [u32; 16], pc: u32, fuel: u32) -> (u32, u32, bool) {
+    // SAFETY: `code` was made from the program `pc` is in, and `regs` is a
+    // stream's 16 registers.
+    let out = unsafe {
+        let entry: Entry = (*code.entry().0.add(pc as usize)).expect("pc is a head");
+        entry(regs.as_mut_ptr(), pc, fuel)
+    };
+    ((out & PC_MASK) as u32, (out >> 32) as u32, out & SHORT != 0)
+}
+
+/// Every stencil a micro-op may need is in the table, none refers to
+/// anything but its holes (build.rs would have failed), and each of the
+/// arithmetic ones has the holes of the fields its micro-op reads (S4).
+#[test]
+fn the_stencils_have_their_micro_ops_holes() {
+    let Some(s) = STENCILS.as_ref() else { return };
+    let kinds = |st: &Stencil| st.holes.iter().map(|h| h.1).collect::<Vec<_>>();
+    let has = |st: &Stencil, k: HoleKind| kinds(st).contains(&k);
+    // ADD a, b, c: all three fields, and it falls through to the next.
+    for k in [HoleKind::A, HoleKind::B, HoleKind::C] {
+        assert!(has(&s.add, k), "{k:?}");
+    }
+    assert!(
+        !has(&s.add, HoleKind::Continue),
+        "the final jump is dropped"
+    );
+    // ADDI a, b, imm: no `c`.
+    assert!(has(&s.addi, HoleKind::Imm) && !has(&s.addi, HoleKind::C));
+    // A conditional jump: its target, and on.
+    assert!(has(&s.jlt, HoleKind::Jump));
+    // MOD leaves for the interpreter on a zero divisor (S14's reason 7).
+    assert!(has(&s.r#mod, HoleKind::Exit) && has(&s.r#mod, HoleKind::Pc));
+    // A head charges its block or leaves short.
+    assert!(has(&s.head, HoleKind::Len) && has(&s.head, HoleKind::Short));
+}
+
+/// A straight block runs in the code: SET r1, 5; SET r2, 7; ADD r3, r1,
+/// r2; MUL r4, r3, r3; then HALT leaves for the interpreter with the fuel
+/// of HALT given back. Values by hand: r3 = 12, r4 = 144.
+#[test]
+fn a_block_runs_and_leaves_at_halt() {
+    use crate::exec::compiled::cranelift::testing_program as program;
+    use crate::ops::Opcode::*;
+    if available().is_err() {
+        return;
+    }
+    let p = program(&[
+        (Set, 1, 0, 0, 5),
+        (Set, 2, 0, 0, 7),
+        (Add, 3, 1, 2, 0),
+        (Mul, 4, 3, 3, 0),
+        (Halt, 4, 0, 0, 0),
+    ]);
+    let code = Code::compile(&p.insts).expect("stencils");
+    let mut regs = [0u32; 16];
+    // The whole program is one block of 5 (HALT stops the turn, so it ends
+    // the block); 10 units: 5 charged, HALT's given back.
+    let (pc, fuel, short) = call(&code, &mut regs, 0, 10);
+    assert_eq!((pc, fuel, short), (4, 6, false));
+    assert_eq!((regs[1], regs[2], regs[3], regs[4]), (5, 7, 12, 144));
+    // 4 units do not cover the block: it leaves short at once.
+    let mut regs = [0u32; 16];
+    assert_eq!(call(&code, &mut regs, 0, 4), (0, 4, true));
+    assert_eq!(regs[3], 0);
+}
+
+/// A loop: r1 counts 0..10 (ADDI, JLT back), r2 adds r1 each time: 0 + 1 +
+/// ... + 9 = 45. The code leaves at HALT, after 1 + 10 * 3 micro-ops.
+#[test]
+fn a_loop_runs_in_the_code() {
+    use crate::exec::compiled::cranelift::testing_program as program;
+    use crate::ops::Opcode::*;
+    if available().is_err() {
+        return;
+    }
+    let p = program(&[
+        (Set, 3, 0, 0, 10),
+        (Add, 2, 2, 1, 0),
+        (Addi, 1, 1, 0, 1),
+        (Jlt, 1, 3, 0, 1),
+        (Halt, 2, 0, 0, 0),
+    ]);
+    let code = Code::compile(&p.insts).expect("stencils");
+    let mut regs = [0u32; 16];
+    let (pc, fuel, short) = call(&code, &mut regs, 0, 1000);
+    assert_eq!((regs[1], regs[2]), (10, 45));
+    assert_eq!((pc, short), (4, false));
+    // SET, 10 times ADD, ADDI, JLT: 31 units; HALT's given back.
+    assert_eq!(fuel, 1000 - 31);
+}
