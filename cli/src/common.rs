@@ -79,7 +79,15 @@ pub fn dispatch_help(what: &str, reference: bool) -> String {
     } else {
         ""
     };
-    format!("{what}: one of {} (this build's{every})", names.join(", "))
+    let hosts = if names.contains(&"stencil") {
+        "; stencil has stencils for x86-64 Linux only, and elsewhere runs the interpreter"
+    } else {
+        ""
+    };
+    format!(
+        "{what}: one of {} (this build's{every}{hosts})",
+        names.join(", ")
+    )
 }
 
 pub fn is_std(path: &Path) -> bool {

@@ -150,8 +150,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// The implementation `--dispatch NAME` chooses.
 pub fn dispatch(name: &str) -> Result<Implementation, CliError> {
-    name.parse::<Implementation>()
-        .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))
+    let chosen = name
+        .parse::<Implementation>()
+        .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))?;
+    // The copy-and-patch tier has stencils for x86-64 Linux only: elsewhere
+    // its variant runs the interpreter, and says so once.
+    if name == "stencil"
+        && let Err(why) = kmst::exec::stencil_available()
+    {
+        eprintln!("kmst: {why}; `--dispatch stencil` runs the subroutine loop");
+    }
+    Ok(chosen)
 }
 
 /// The run's parameters, merged key by key: `base` (the defaults, or a

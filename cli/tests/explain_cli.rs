@@ -165,7 +165,7 @@ fn each_variants_add_ends_in_its_dispatch() {
             "loop_match" => ("add_loop_match, inlined into loop_match::run", |l| {
                 l.contains("jmp r") && l.contains("dispatch: jump to it")
             }),
-            "subroutine" | "jit" => ("add_sub", |l| {
+            "subroutine" | "jit" | "stencil" => ("add_sub", |l| {
                 l.contains("ret") && l.contains("return to the loop")
             }),
             // The ring of `become`s inlined into the central dispatch: its
@@ -192,7 +192,7 @@ fn each_variants_add_ends_in_its_dispatch() {
                 );
             }
         } else if !arm {
-            let mark = if d == "subroutine" || d == "jit" {
+            let mark = if matches!(d.as_str(), "subroutine" | "jit" | "stencil") {
                 "return to the loop"
             } else {
                 "; dispatch: jump"

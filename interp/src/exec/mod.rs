@@ -58,6 +58,14 @@ pub fn jit_available() -> Result<(), String> {
     compiled::cranelift::available()
 }
 
+/// Whether the copy-and-patch tier (`Dispatch::Stencil`) has stencils for
+/// this host (x86-64 Linux): `Err` names the host where it has none (the
+/// variant then runs its programs with the subroutine loop).
+#[cfg(feature = "stencil")]
+pub fn stencil_available() -> Result<(), String> {
+    compiled::stencil::available()
+}
+
 /// Runs the check and then the stream with `dispatch` (the same answer as
 /// `kmst_reference::simulate` for every variant). `params` is not validated:
 /// parameters filled in by hand outside their S25 ranges are answered as
