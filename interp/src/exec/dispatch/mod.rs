@@ -248,7 +248,7 @@ unsafe fn enter_other<O: Observer>(
             #[cfg(feature = "jit")]
             Dispatch::Tiered => crate::exec::compiled::tiered::run::<O>(ip, regs, ctx, fuel),
             #[cfg(feature = "stencil")]
-            Dispatch::Stencil => crate::exec::compiled::stencil::run::<O>(ip, regs, ctx, fuel),
+            Dispatch::Stencil => crate::exec::compiled::stencil::run::run::<O>(ip, regs, ctx, fuel),
         }
     }
 }

@@ -14,31 +14,14 @@
 //! heads. The memory is written, then made executable: never both.
 
 mod memory;
+pub(crate) mod run;
 
 use crate::exec::compiled::lower::{Compiled, Entry};
-use crate::exec::handler::loop_entry;
-use crate::exec::inst::Exit;
 use crate::exec::inst::{HEAD, Inst, len_in_imm};
-use crate::exec::observer::Observer;
 use crate::exec::step::SHAPES;
 use crate::ops::Opcode;
 
 use memory::Memory;
-
-loop_entry! {
-    "stencil";
-    /// Runs from `ip` until an exit: the compiled tier's loop
-    /// (cranelift/run.rs) over this tier's code, which the turn put in
-    /// the `Ctx` (machine/turn.rs).
-    ///
-    /// # Safety
-    /// As `cranelift::run::run`, the `Ctx`'s code this program's stencil code.
-    #[inline(never)]
-    fn run<O: Observer>(ip, regs, ctx, fuel) {
-        // SAFETY: the caller's contract.
-        unsafe { crate::exec::compiled::cranelift::run::run::<O>(ip, regs, ctx, fuel) }
-    }
-}
 
 /// One stencil: its machine code and where its holes are.
 pub(crate) struct Stencil {
