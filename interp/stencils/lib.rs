@@ -6,7 +6,11 @@
 //! instruction made of holes. A hole is an external symbol the object file
 //! leaves unresolved, with a relocation where its value goes:
 //!
-//! - `_HOLE_A`, `_HOLE_B`, `_HOLE_C`: the register fields (each below 16);
+//! - `_HOLE_A`, `_HOLE_B`, `_HOLE_C`: the register fields, each as the
+//!   register's byte offset in the register file (its number times 4), so
+//!   that a register is one memory operand (`[rdi + hole]`): the module
+//!   `operand` below is this crate's own, the one piece of the interpreter
+//!   not shared (a stencil reads every operand from the register file);
 //! - `_HOLE_IMM`: the imm;
 //! - `_HOLE_PC`: the micro-op's pc (an exit's);
 //! - `_HOLE_LEN`: units of fuel: a block's length (its head's charge), or
@@ -54,13 +58,29 @@ pub mod exec {
     /// The pre-decoded instruction as the bodies read it (its fields by
     /// name; inst.rs has the engine's).
     pub mod inst {
+        /// A register field as a stencil holds it: the register's byte
+        /// offset in the register file, a hole the code uses as a
+        /// displacement (`[regs + hole]`).
+        #[derive(Clone, Copy)]
+        pub struct Reg(pub usize);
+
+        /// A register named by number in a body (RAND's r15).
+        impl From<u8> for Reg {
+            #[inline(always)]
+            fn from(r: u8) -> Reg {
+                Reg(usize::from(r) * 4)
+            }
+        }
+
+        /// The pre-decoded instruction as the bodies read it (its fields by
+        /// name; inst.rs has the engine's), its register fields [`Reg`]s.
         #[derive(Clone, Copy)]
         #[repr(C, align(16))]
         pub struct Inst {
             pub op: u8,
-            pub a: u8,
-            pub b: u8,
-            pub c: u8,
+            pub a: Reg,
+            pub b: Reg,
+            pub c: Reg,
             pub imm: u32,
         }
 
@@ -80,14 +100,68 @@ pub mod exec {
         impl Observer for NoObserver {}
     }
 
-    pub use crate::operand;
+    /// Where a body reads its operands (operand.rs's names): a stencil
+    /// reads every operand from the register file (the accumulator's
+    /// forwarding variants are the interpreter's), each register at its
+    /// byte offset, a hole.
+    pub mod operand {
+        use super::inst::{Inst, Reg};
+
+        pub trait Src {}
+        pub struct Regs;
+        impl Src for Regs {}
+
+        /// Reads register `r`.
+        ///
+        /// # Safety
+        /// `regs` points at 16 registers and `r` is one of them.
+        #[inline(always)]
+        pub unsafe fn get(regs: *mut u32, r: impl Into<Reg>) -> u32 {
+            unsafe { *regs.byte_add(r.into().0) }
+        }
+
+        /// Writes register `r`.
+        ///
+        /// # Safety
+        /// As [`get`].
+        #[inline(always)]
+        pub unsafe fn set(regs: *mut u32, r: impl Into<Reg>, v: u32) {
+            unsafe { *regs.byte_add(r.into().0) = v }
+        }
+
+        /// Operand `a` of `i`.
+        ///
+        /// # Safety
+        /// As [`get`].
+        #[inline(always)]
+        pub unsafe fn operand_a<S: Src>(regs: *mut u32, i: &Inst, _: u32) -> u32 {
+            unsafe { get(regs, i.a) }
+        }
+
+        /// Operand `b` of `i`.
+        ///
+        /// # Safety
+        /// As [`get`].
+        #[inline(always)]
+        pub unsafe fn operand_b<S: Src>(regs: *mut u32, i: &Inst, _: u32) -> u32 {
+            unsafe { get(regs, i.b) }
+        }
+
+        /// Operand `c` of `i`.
+        ///
+        /// # Safety
+        /// As [`get`].
+        #[inline(always)]
+        pub unsafe fn operand_c<S: Src>(regs: *mut u32, i: &Inst, _: u32) -> u32 {
+            unsafe { get(regs, i.c) }
+        }
+    }
 }
 
-// The engine's files, at the crate's root so that their paths resolve:
+// The engine's bodies, at the crate's root so that their paths resolve:
 // `super::` is this root for each, `crate::exec::` the module above.
 pub use exec::inst;
-#[path = "../src/exec/operand.rs"]
-pub mod operand;
+pub use exec::operand;
 #[path = "../src/exec/bodies/arith.rs"]
 pub mod arith;
 #[path = "../src/exec/bodies/control.rs"]
@@ -136,13 +210,11 @@ unsafe extern "C" {
     fn _SHORT(regs: *mut u32, pc: u32, fuel: u32) -> u64;
 }
 
-/// A register hole: its value, which the patch keeps below 16.
+/// A register hole: the patcher writes the register's byte offset (its
+/// number, below 16 (S4), times 4).
 #[inline(always)]
-fn reg(hole: *const u8) -> u8 {
-    let x = hole as usize;
-    // SAFETY: the patcher writes a register field (below 16, S4).
-    unsafe { core::hint::assert_unchecked(x < 16) };
-    x as u8
+fn reg(hole: *const u8) -> exec::inst::Reg {
+    exec::inst::Reg(hole as usize)
 }
 
 /// A 32-bit hole's value.

@@ -8,6 +8,7 @@ use std::cell::Cell;
 
 thread_local! {
     static FIRST: Cell<Option<&'static str>> = const { Cell::new(None) };
+    static CODE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Notes that the loop of the variant named `name` was entered, unless
@@ -23,4 +24,16 @@ pub(crate) fn note(name: &'static str) {
 /// The name of the loop entered first since the last call, forgotten.
 pub(crate) fn take() -> Option<&'static str> {
     FIRST.with(Cell::take)
+}
+
+/// Notes that a compiled tier's code was called (the compiled tiers' loop,
+/// compiled/cranelift/run.rs): a variant that falls back to the
+/// interpreter gives the same answers, and shows only here.
+pub(crate) fn note_code() {
+    CODE.with(|c| c.set(true));
+}
+
+/// Whether compiled code was called since the last call, forgotten.
+pub(crate) fn take_code() -> bool {
+    CODE.with(Cell::take)
 }

@@ -40,6 +40,8 @@ loop_entry! {
             let (mut pc, mut fuel) = (c.pc(ip), fuel);
             loop {
                 if let Some(entry) = entry_at(code, pc) {
+                    #[cfg(test)]
+                    crate::exec::entered::note_code();
                     let out = call(entry, regs, pc, fuel);
                     pc = (out & PC_MASK) as u32;
                     fuel = (out >> 32) as u32;

@@ -35,7 +35,8 @@ pub(crate) struct Hole(pub usize, pub HoleKind);
 /// What a hole takes (interp/stencils/lib.rs names each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum HoleKind {
-    /// Register field `a`, `b` or `c` (a 32-bit immediate).
+    /// Register field `a`, `b` or `c`: the register's byte offset, a
+    /// 32-bit displacement from the register file.
     A,
     B,
     C,
@@ -156,9 +157,11 @@ fn stencil_of(s: &Stencils, op: Option<Opcode>) -> &Stencil {
 /// The code of `insts` and the offset where each pc's code starts.
 fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
     let mut out = Vec::with_capacity(64 + insts.len() * 48);
-    let leave = out.len();
+    let exits = Exits {
+        leave: out.len(),
+        short: out.len() + s.leave.code.len(),
+    };
     out.extend_from_slice(s.leave.code);
-    let leave_short = out.len();
     out.extend_from_slice(s.leave_short.code);
     let mut starts = vec![0; insts.len()];
     // Jumps' displacements, patched once every start is known: (the hole's
@@ -176,55 +179,28 @@ fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
                 u32::from(i.c)
             };
             block_end = pc + len as usize;
-            copy(&mut out, &s.head, |kind| match kind {
+            copy(&mut out, &s.head, exits, |kind| match kind {
                 HoleKind::Len => Some(len),
                 HoleKind::Pc => Some(pc as u32),
                 _ => None,
             });
         }
-        let stencil = stencil_of(s, op);
-        let at = out.len();
         // What the rest of the block gives back when this micro-op leaves.
         let back = block_end.saturating_sub(pc).max(1) as u32;
-        copy(&mut out, stencil, |kind| match kind {
-            HoleKind::A => Some(u32::from(i.a)),
-            HoleKind::B => Some(u32::from(i.b)),
-            HoleKind::C => Some(u32::from(i.c)),
+        let jump = copy(&mut out, stencil_of(s, op), exits, |kind| match kind {
+            // A register's byte offset in the register file.
+            HoleKind::A => Some(u32::from(i.a) * 4),
+            HoleKind::B => Some(u32::from(i.b) * 4),
+            HoleKind::C => Some(u32::from(i.c) * 4),
             HoleKind::Imm => Some(i.imm),
             HoleKind::Pc => Some(pc as u32),
             HoleKind::Len => Some(back),
             _ => None,
         });
-        let end = out.len();
-        for &Hole(off, kind) in stencil.holes {
-            let place = at + off;
-            let to = match kind {
-                HoleKind::Continue => end,
-                HoleKind::Exit => leave,
-                HoleKind::Short => leave_short,
-                HoleKind::Jump => {
-                    // The decoder's distance in bytes, `(target - pc) * 16`.
-                    let target = (pc as i64 + i64::from(i.imm as i32) / 16) as usize;
-                    jumps.push((place, target));
-                    continue;
-                }
-                _ => continue,
-            };
-            displace(&mut out, place, to);
-        }
-        // The head's own displacements (its exit; its continuation is this
-        // micro-op's code, right after it).
-        if i.op & HEAD != 0 {
-            let head = starts[pc];
-            for &Hole(off, kind) in s.head.holes {
-                let to = match kind {
-                    HoleKind::Continue => at,
-                    HoleKind::Short => leave_short,
-                    HoleKind::Exit => leave,
-                    _ => continue,
-                };
-                displace(&mut out, head + off, to);
-            }
+        if let Some(place) = jump {
+            // The decoder's distance in bytes, `(target - pc) * 16`.
+            let target = (pc as i64 + i64::from(i.imm as i32) / 16) as usize;
+            jumps.push((place, target));
         }
     }
     for (place, target) in jumps {
@@ -233,15 +209,42 @@ fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
     (out, starts)
 }
 
-/// Appends `stencil` with its value holes filled by `value`.
-fn copy(out: &mut Vec<u8>, stencil: &Stencil, value: impl Fn(HoleKind) -> Option<u32>) {
+/// Where the code's two exits are: back to the loop to interpret a
+/// micro-op, and the exit of a block the fuel does not cover.
+#[derive(Clone, Copy)]
+struct Exits {
+    leave: usize,
+    short: usize,
+}
+
+/// Appends `stencil` with its holes filled: each value by `value`, the
+/// next stencil (the code right after this one), the exits. A jump's
+/// target is not laid out yet: its hole's offset is returned.
+fn copy(
+    out: &mut Vec<u8>,
+    stencil: &Stencil,
+    exits: Exits,
+    value: impl Fn(HoleKind) -> Option<u32>,
+) -> Option<usize> {
     let at = out.len();
     out.extend_from_slice(stencil.code);
+    let end = out.len();
+    let mut jump = None;
     for &Hole(off, kind) in stencil.holes {
-        if let Some(v) = value(kind) {
-            out[at + off..at + off + 4].copy_from_slice(&v.to_le_bytes());
+        let place = at + off;
+        match kind {
+            HoleKind::Continue => displace(out, place, end),
+            HoleKind::Exit => displace(out, place, exits.leave),
+            HoleKind::Short => displace(out, place, exits.short),
+            HoleKind::Jump => jump = Some(place),
+            _ => {
+                if let Some(v) = value(kind) {
+                    out[place..place + 4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
         }
     }
+    jump
 }
 
 /// Writes at `place` the 32-bit displacement of a jump to `to` (x86-64:

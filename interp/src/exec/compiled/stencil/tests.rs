@@ -73,6 +73,41 @@ fn a_block_runs_and_leaves_at_halt() {
     assert_eq!(regs[3], 0);
 }
 
+/// `prepare` makes the stencil code for the `stencil` variant and no other
+/// (without an observer of every micro-op, which runs the interpreter),
+/// and a run of that variant calls it: every variant gives the same
+/// answer, so only the program and the loop show it.
+#[test]
+fn the_stencil_variant_makes_and_runs_its_code() {
+    use crate::builder::Stream;
+    use crate::check::CheckedUpload;
+    use crate::exec::decode::Program;
+    use crate::exec::{Dispatch, Machine, NoObserver, entered};
+    use crate::types::Params;
+    if available().is_err() {
+        return;
+    }
+    let mut s = Stream::new(0, 1_000, 1, 7).unwrap();
+    let r = s.registers(1).unwrap()[0];
+    for _ in 0..10 {
+        s.addi(r, r, 1).unwrap();
+    }
+    s.halt(r);
+    let upload = s.encode().unwrap();
+    let checked = CheckedUpload::new(&upload, upload.len() as u64).unwrap();
+    for &d in Dispatch::ALL {
+        let mut p = Program::decode(&checked);
+        crate::exec::dispatch::prepare::<NoObserver>(d, &mut p);
+        assert_eq!(p.stencil.get().is_some(), d == Dispatch::Stencil, "{d}");
+    }
+    entered::take_code();
+    let mut m = Machine::new(&upload, &Params::default());
+    m.run(Dispatch::Stencil, &mut NoObserver);
+    assert!(entered::take_code(), "the stencil code ran");
+    // S16: ten ADDIs of 1, HALT r = 10.
+    assert_eq!(m.into_result().halt, Some(10));
+}
+
 /// A loop: r1 counts 0..10 (ADDI, JLT back), r2 adds r1 each time: 0 + 1 +
 /// ... + 9 = 45. The code leaves at HALT, after 1 + 10 * 3 micro-ops.
 #[test]
@@ -96,4 +131,56 @@ fn a_loop_runs_in_the_code() {
     assert_eq!((pc, short), (4, false));
     // SET, 10 times ADD, ADDI, JLT: 31 units; HALT's given back.
     assert_eq!(fuel, 1000 - 31);
+}
+
+/// RESULT inside a block leaves for the interpreter (it reads the kernel,
+/// S18) and gives back its own unit and the rest of the block's, which the
+/// head charged: SET r1, 1; RESULT r2; ADD r3, r1, r1; HALT r3 is one block
+/// of 4 (HALT ends it). From 10 units: 4 charged, SET runs, RESULT leaves
+/// at pc 1 with 6 + 3 = 9.
+#[test]
+fn a_micro_op_for_the_interpreter_gives_back_the_rest_of_its_block() {
+    use crate::exec::compiled::cranelift::testing_program as program;
+    use crate::ops::Opcode::*;
+    if available().is_err() {
+        return;
+    }
+    let p = program(&[
+        (Set, 1, 0, 0, 1),
+        (ReadResult, 2, 0, 0, 0),
+        (Add, 3, 1, 1, 0),
+        (Halt, 3, 0, 0, 0),
+    ]);
+    let code = Code::compile(&p.insts).expect("stencils");
+    let mut regs = [0u32; 16];
+    assert_eq!(call(&code, &mut regs, 0, 10), (1, 9, false));
+    assert_eq!((regs[1], regs[3]), (1, 0), "SET ran, ADD did not");
+}
+
+/// MOD leaves for the interpreter on a zero divisor only (S14's reason 7
+/// is the interpreter's to record), and otherwise goes on: MOD r2, r1, r2
+/// (its `a` is its `c`, so running it twice would give another value):
+/// 7 % 5 = 2. Then MOD r4, r1, r3 with r3 = 0 leaves at its pc, giving
+/// back its own unit (MOD ends its block).
+#[test]
+fn mod_goes_on_or_leaves_on_a_zero_divisor() {
+    use crate::exec::compiled::cranelift::testing_program as program;
+    use crate::ops::Opcode::*;
+    if available().is_err() {
+        return;
+    }
+    let p = program(&[
+        (Set, 1, 0, 0, 7),
+        (Set, 2, 0, 0, 5),
+        (Mod, 2, 1, 2, 0),
+        (Mod, 4, 1, 3, 0),
+        (Halt, 2, 0, 0, 0),
+    ]);
+    let code = Code::compile(&p.insts).expect("stencils");
+    let mut regs = [0u32; 16];
+    // Blocks: [SET, SET, MOD] (3 units), [MOD] (1): 100 - 3 - 1, then the
+    // second MOD's unit given back.
+    assert_eq!(call(&code, &mut regs, 0, 100), (3, 97, false));
+    assert_eq!(regs[2], 2, "7 % 5, once");
+    assert_eq!(regs[4], 0);
 }
