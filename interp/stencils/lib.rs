@@ -188,8 +188,6 @@ pub(crate) trait OpBody {
     ) -> Flow;
 }
 
-use arith::*;
-use control::*;
 use exec::inst::Inst;
 use exec::observer::NoObserver;
 use exec::operand::Regs;
@@ -245,17 +243,21 @@ macro_rules! exit {
     };
 }
 
-/// A stencil that runs body `$body` and goes on (a straight micro-op, or
-/// MOD, which leaves for the interpreter on a zero divisor).
+/// Stencils that run a body and go on, each named after its micro-op's
+/// `Opcode` (and body): build.rs takes every stencil whose name starts
+/// with a capital for the micro-op of that name, so these rows are the one
+/// list of micro-ops with stencils. A straight micro-op, or MOD, which
+/// leaves for the interpreter on a zero divisor.
 macro_rules! straight {
-    ($($name:ident = $body:ty;)*) => {$(
+    ($($name:ident;)*) => {$(
         #[unsafe(no_mangle)]
+        #[allow(non_snake_case)]
         pub unsafe extern "C" fn $name(regs: *mut u32, pc: u32, fuel: u32) -> u64 {
             let i = inst(false);
             let mut scratch = Ctx::<NoObserver> { reason: types::Reason::BadJump, _o: core::marker::PhantomData };
             // SAFETY: the patched holes meet OpBody's contract: register
             // fields below 16, `regs` the stream's registers.
-            match unsafe { <$body>::run::<NoObserver, Regs>(&i, regs, &mut scratch, &mut 0) } {
+            match unsafe { <arith::$name>::run::<NoObserver, Regs>(&i, regs, &mut scratch, &mut 0) } {
                 Ok(_) => unsafe { become _CONTINUE(regs, pc, fuel) },
                 Err(_) => exit!(regs, fuel),
             }
@@ -264,28 +266,30 @@ macro_rules! straight {
 }
 
 straight! {
-    set = Set;
-    mov = Mov;
-    add = Add;
-    addi = Addi;
-    sub = Sub;
-    mul = Mul;
-    and = And;
-    shr = Shr;
-    rand = Rand;
-    r#mod = Mod;
+    Set;
+    Mov;
+    Add;
+    Addi;
+    Sub;
+    Mul;
+    And;
+    Shr;
+    Rand;
+    Mod;
 }
 
-/// A stencil for a jump: `_JUMP` when taken, else on.
+/// Stencils for the jumps (named as [`straight!`]'s): `_JUMP` when taken,
+/// else on.
 macro_rules! jump {
-    ($($name:ident = $body:ty;)*) => {$(
+    ($($name:ident;)*) => {$(
         #[unsafe(no_mangle)]
+        #[allow(non_snake_case)]
         pub unsafe extern "C" fn $name(regs: *mut u32, pc: u32, fuel: u32) -> u64 {
             let i = inst(true);
             let mut scratch = Ctx::<NoObserver> { reason: types::Reason::BadJump, _o: core::marker::PhantomData };
             // SAFETY: as for the straight stencils; the body's target is
             // `&i` itself (imm 0), its fall-through the address after it.
-            let taken = match unsafe { <$body>::run::<NoObserver, Regs>(&i, regs, &mut scratch, &mut 0) } {
+            let taken = match unsafe { <control::$name>::run::<NoObserver, Regs>(&i, regs, &mut scratch, &mut 0) } {
                 Ok(next) => core::ptr::eq(next, &i),
                 Err(_) => false,
             };
@@ -299,11 +303,14 @@ macro_rules! jump {
 }
 
 jump! {
-    jmp = Jmp;
-    jlt = Jlt;
-    jeq = Jeq;
-    jnz = Jnz;
+    Jmp;
+    Jlt;
+    Jeq;
+    Jnz;
 }
+
+// The stencils of the protocol, in lower case: build.rs writes each into
+// its field of `Stencils` (exec/compiled/stencil/mod.rs).
 
 /// A block's head: charges the block's length, or leaves at its pc when
 /// the fuel does not cover it (the interpreter counts the rest of the turn

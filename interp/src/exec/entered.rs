@@ -34,6 +34,7 @@ pub(crate) fn note_code() {
 }
 
 /// Whether compiled code was called since the last call, forgotten.
+#[cfg(feature = "stencil")]
 pub(crate) fn take_code() -> bool {
     CODE.with(Cell::take)
 }

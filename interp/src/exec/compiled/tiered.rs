@@ -1,8 +1,11 @@
 //! The tiered variant (feature `jit`): a program starts in the tail-call
 //! table (the subroutine loop where that variant is not built) and moves
-//! to the compiled tier (`cranelift/run.rs`) once it is hot: when the turns that ran
-//! out of fuel have run about as many micro-ops as its compile costs
-//! (`Program::heat`, decode/'s `BREAK_EVEN`, D33). A program whose turns
+//! up a tier each time it gets hot: when the turns that ran out of fuel
+//! have run about as many micro-ops as the next tier's code costs to make
+//! (`Program::heat`, `Program::hotter`, decode/'s break-evens, D33, J10).
+//! With stencils (feature `stencil`) the first tier is the copy-and-patch
+//! code and the second Cranelift's; without, Cranelift's alone. Both run
+//! in the compiled tier's loop (`cranelift/run.rs`). A program whose turns
 //! end on the kernel (waits, full slots) never gets hot: compiled code
 //! leaves for the interpreter at every micro-op that reads or changes the
 //! kernel, and runs such programs slower than the tail variant. The move
@@ -44,7 +47,7 @@ loop_entry! {
 }
 
 /// Counts `fuel` micro-ops of a turn that ran out of fuel towards the
-/// program's heat, and compiles it when it is hot.
+/// program's heat, and moves it up a tier when it is hot.
 ///
 /// # Safety
 /// As [`run`].
@@ -57,19 +60,15 @@ unsafe fn heat<O: Observer>(ctx: *mut (), fuel: u32) {
         let c = ctx as *mut Ctx<O>;
         let program = &*((*c).program as *const Program);
         if program.heat(fuel) {
-            (*c).code = program.compiled();
-            if (*c).code.is_none() {
-                // No backend here: the interpreter for another while.
-                program.cool();
-            }
+            (*c).code = program.hotter();
         }
     }
 }
 
-/// [`run`] for the other entries: the compiled program, or the
-/// interpreter in pieces of at most [`PIECE`] micro-ops (a whole run of
-/// quick passes, machine/mod.rs, can be one entry), so that a program can
-/// get hot inside one entry and go on compiled.
+/// [`run`] for the other entries: the program's last tier's code, or its
+/// code or the interpreter in pieces of at most [`PIECE`] micro-ops (a
+/// whole run of quick passes, machine/mod.rs, can be one entry), so that a
+/// program can get hot inside one entry and go on in the next tier.
 ///
 /// # Safety
 /// As [`run`].
@@ -82,12 +81,17 @@ unsafe fn pieces<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fue
     unsafe {
         let c = ctx as *mut Ctx<O>;
         let (mut ip, mut fuel) = (ip, fuel);
+        let program = &*((*c).program as *const Program);
         loop {
-            if (*c).code.is_some() {
+            if (*c).code.is_some() && program.hottest() {
                 return jit::run::<O>(ip, regs, ctx, fuel);
             }
             let piece = fuel.min(PIECE);
-            let exit = interpret::<O>(ip, regs, ctx, piece);
+            let exit = if (*c).code.is_some() {
+                jit::run::<O>(ip, regs, ctx, piece)
+            } else {
+                interpret::<O>(ip, regs, ctx, piece)
+            };
             if exit != Exit::Fuel {
                 // The fuel left is the entry's, not the piece's.
                 (*c).exit_fuel += fuel - piece;
@@ -103,9 +107,9 @@ unsafe fn pieces<O: Observer>(ip: *const Inst, regs: *mut u32, ctx: *mut (), fue
     }
 }
 
-/// The most micro-ops one entry into the interpreter runs before the
-/// program's heat is counted: a re-entry costs a few instructions per
-/// 4,096 micro-ops.
+/// The most micro-ops one entry into the interpreter or the stencil code
+/// runs before the program's heat is counted: a re-entry costs a few
+/// instructions per 4,096 micro-ops.
 const PIECE: u32 = 4096;
 
 /// The interpreter of a program not yet hot.

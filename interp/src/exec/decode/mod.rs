@@ -53,13 +53,13 @@ pub(crate) struct Program {
     pub cold: std::cell::Cell<u64>,
 }
 
-/// The `tiered` variant compiles a program once the turns that ran out of
-/// fuel have run [`break_even`] micro-ops: about what its compile costs, in
-/// micro-ops of the tail variant (about 1 ns each), so that a run spends at
-/// most about as long interpreting a hot program as compiling it (D33). A
-/// compile costs a fixed part (the module, a function's set-up, the
-/// register allocator's: about 250 µs) and a part per micro-op (2 to 8 µs
-/// by shape; J6).
+/// The `tiered` variant compiles a program with Cranelift once the turns
+/// that ran out of fuel have run [`break_even`] micro-ops: about what its
+/// compile costs, in micro-ops of the tail variant (about 1 ns each), so
+/// that a run spends at most about as long interpreting a hot program as
+/// compiling it (D33). A compile costs a fixed part (the module, a
+/// function's set-up, the register allocator's: about 250 µs) and a part
+/// per micro-op (2 to 8 µs by shape; J6).
 #[cfg(feature = "jit")]
 pub(crate) const BREAK_EVEN_FIXED: u64 = 262_144;
 
@@ -68,10 +68,38 @@ pub(crate) const BREAK_EVEN_FIXED: u64 = 262_144;
 pub(crate) const BREAK_EVEN: u64 = 8_192;
 
 /// The micro-ops a program of `op_count` micro-ops (and its `End`) runs
-/// before the `tiered` variant compiles it.
+/// in the interpreter before the `tiered` variant compiles it with
+/// Cranelift, in a build without stencils.
 #[cfg(feature = "jit")]
 pub(crate) const fn break_even(op_count: u32) -> u64 {
     BREAK_EVEN_FIXED + (op_count as u64 + 1) * BREAK_EVEN
+}
+
+/// With stencils, the `tiered` variant first makes a hot program's stencil
+/// code, once its turns that ran out of fuel have run [`stencil_break_even`]
+/// micro-ops: a program's stencil code costs about 10 µs and 20 to 50 ns a
+/// micro-op to make and saves about 0.4 ns a micro-op run (half the tail
+/// variant's time), so 32,768 and 128 a micro-op (J10).
+#[cfg(feature = "stencil")]
+pub(crate) const fn stencil_break_even(op_count: u32) -> u64 {
+    32_768 + (op_count as u64 + 1) * 128
+}
+
+/// ... and compiles it with Cranelift after [`AFTER_STENCIL`] times
+/// [`break_even`] more: Cranelift's code saves about a quarter of the tail
+/// variant's time a micro-op over the stencil code (alu 0.12 against 0.38),
+/// a quarter of what it saves over the interpreter (J10).
+#[cfg(feature = "stencil")]
+pub(crate) const AFTER_STENCIL: u64 = 4;
+
+/// The micro-ops a fresh program runs before the `tiered` variant moves it
+/// to its first compiled tier.
+#[cfg(feature = "jit")]
+pub(crate) const fn first_break_even(op_count: u32) -> u64 {
+    #[cfg(feature = "stencil")]
+    return stencil_break_even(op_count);
+    #[cfg(not(feature = "stencil"))]
+    return break_even(op_count);
 }
 
 #[cfg(feature = "jit")]
@@ -110,16 +138,51 @@ impl Program {
     /// Counts a turn of the `tiered` variant that ran `fuel` micro-ops and
     /// ended for want of more (a turn the kernel ended adds nothing: its
     /// program waits on the kernel, which compiled code does not make
-    /// faster). True when the program is now hot: compile it.
+    /// faster). True when the program is now hot: move it up a tier
+    /// ([`Program::hotter`]).
     pub fn heat(&self, fuel: u32) -> bool {
         let cold = self.cold.get().saturating_sub(u64::from(fuel));
         self.cold.set(cold);
         cold == 0
     }
 
-    /// Starts the `tiered` variant's count again: [`break_even`].
+    /// Starts the `tiered` variant's count again: [`first_break_even`].
     pub fn cool(&self) {
-        self.cold.set(break_even(self.head.op_count));
+        self.cold.set(first_break_even(self.head.op_count));
+    }
+
+    /// The code of the tier a hot program moves to, made now, with the
+    /// count to the tier after it: the stencil code first where this build
+    /// has stencils for the host, then Cranelift's after `AFTER_STENCIL`
+    /// times [`break_even`], which is the last (its count never ends).
+    /// Where neither can be made, the count starts again and the program
+    /// keeps the code it has (`None`: the interpreter's).
+    pub fn hotter(&self) -> Option<super::compiled::lower::Compiled> {
+        #[cfg(feature = "stencil")]
+        if self.code.get().is_none()
+            && self.stencil.get().is_none()
+            && let Some(code) = self.stenciled()
+        {
+            self.cold
+                .set(AFTER_STENCIL * break_even(self.head.op_count));
+            return Some(code);
+        }
+        if let Some(code) = self.compiled() {
+            // Never hot again.
+            self.cold.set(u64::MAX);
+            return Some(code);
+        }
+        self.cool();
+        #[cfg(feature = "stencil")]
+        return self.stencil.get().map(|c| c.entry());
+        #[cfg(not(feature = "stencil"))]
+        return None;
+    }
+
+    /// Whether the program has its last tier's code (Cranelift's): the
+    /// `tiered` variant then runs whole entries in it.
+    pub fn hottest(&self) -> bool {
+        self.code.get().is_some()
     }
 }
 

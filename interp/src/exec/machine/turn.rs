@@ -61,8 +61,12 @@ impl Machine {
             #[cfg(feature = "jit")]
             {
                 turns.ctx.code = program.code.get().map(|c| c.entry());
+                // The stencil variant's code; the tiered variant's first
+                // tier until Cranelift's is made (compiled/tiered.rs).
                 #[cfg(feature = "stencil")]
-                if dispatch == Dispatch::Stencil {
+                if dispatch == Dispatch::Stencil
+                    || (dispatch == Dispatch::Tiered && turns.ctx.code.is_none())
+                {
                     turns.ctx.code = program.stencil.get().map(|c| c.entry());
                 }
                 turns.ctx.program = (program as *const Program).cast();
@@ -501,23 +505,37 @@ mod tests {
         s
     }
 
+    /// The micro-ops of turns that ran out of fuel after which the tiered
+    /// variant has moved a program of `op_count` micro-ops to its last tier
+    /// (Cranelift's): through the stencil code where the build has it.
+    #[cfg(feature = "jit")]
+    fn last_tier(op_count: u32) -> u64 {
+        use crate::exec::decode::break_even;
+        #[cfg(feature = "stencil")]
+        {
+            use crate::exec::decode::{AFTER_STENCIL, stencil_break_even};
+            stencil_break_even(op_count) + AFTER_STENCIL * break_even(op_count)
+        }
+        #[cfg(not(feature = "stencil"))]
+        break_even(op_count)
+    }
+
     /// The tiered variant (compiled/tiered.rs) with one stream: `acc = 0;
     /// n = N; loop: acc += 3; n -= 1; jnz n loop; halt acc`. HALT is
     /// micro-op k = 2 + 3N of the run and ends it with acc = 3N; with a
     /// budget of 64 it runs in pass k / 64 (S17), so the answer has
     /// k / 64 + 1 passes (S16). Every turn but the last runs out of fuel, so
-    /// the 6-micro-op program gets hot after break_even(6) micro-ops
-    /// and is compiled before the run ends; the answer is the same.
+    /// the 6-micro-op program gets hot, moves up every tier and is
+    /// compiled before the run ends; the answer is the same.
     #[cfg(feature = "jit")]
     #[test]
     fn the_tiered_variant_compiles_a_hot_loop_mid_run() {
         use crate::exec::NoObserver;
-        use crate::exec::decode::break_even;
-        let n: u64 = 200_000;
+        let n: u64 = 500_000;
         let k = 2 + 3 * n;
         assert!(
-            k > break_even(6) + 64 * 64,
-            "the loop outlasts the break-even"
+            k > last_tier(6) + 64 * 64,
+            "the loop outlasts the break-evens"
         );
         let upload = add_loop(n, 7).encode().unwrap();
         let params = budget(64);
@@ -545,11 +563,10 @@ mod tests {
     #[test]
     fn the_tiered_variant_compiles_programs_hot_from_short_turns() {
         use crate::exec::NoObserver;
-        use crate::exec::decode::break_even;
         use crate::scenario::ScenarioBuilder;
-        let n: u64 = 200_000;
+        let n: u64 = 500_000;
         let k = 2 + 3 * n;
-        assert!(k > break_even(6) + 64, "the loop outlasts the break-even");
+        assert!(k > last_tier(6) + 64, "the loop outlasts the break-evens");
         let mut b = ScenarioBuilder::new(budget(64)).unwrap();
         for (offset, req) in [(0u32, 1), (1024, 2)] {
             b.place_stream(u64::from(offset), &add_loop(n, req))
@@ -568,21 +585,47 @@ mod tests {
         assert_eq!(r.passes, k / 64 + 1);
     }
 
+    /// With stencils, the tiered variant's first tier is the stencil code:
+    /// the loop above with N = 20,000 (k = 60,002 micro-ops) outlasts
+    /// `stencil_break_even(6)` (33,664) but not Cranelift's break-even
+    /// after it, so the run ends with the stencil code made and no
+    /// Cranelift code; the answer is the same (acc = 3N, k / 64 + 1
+    /// passes).
+    #[cfg(feature = "stencil")]
+    #[test]
+    fn the_tiered_variant_moves_a_hot_loop_to_the_stencil_code_first() {
+        use crate::exec::NoObserver;
+        use crate::exec::decode::stencil_break_even;
+        if crate::exec::stencil_available().is_err() {
+            return;
+        }
+        let n: u64 = 20_000;
+        let k = 2 + 3 * n;
+        assert!(k > stencil_break_even(6) + 64 && k < last_tier(6));
+        let upload = add_loop(n, 7).encode().unwrap();
+        let mut m = Machine::new(&upload, &budget(64));
+        m.run(Dispatch::Tiered, &mut NoObserver);
+        assert!(m.programs[0].stencil.get().is_some(), "stencil code made");
+        assert!(m.programs[0].code.get().is_none(), "not compiled yet");
+        let r = m.into_result();
+        assert_eq!((r.status, r.halt), (Status::Ended, Some(3 * n as u32)));
+        assert_eq!(r.passes, k / 64 + 1);
+    }
+
     /// The tiered variant leaves a program whose turns end on the kernel
     /// to the interpreter: `loop: submit; wait 0; n -= 1; jnz n loop; halt
     /// n`. With the default delay 0 each command is acknowledged by the
     /// next pass's sweep (S12), so every turn ends at the WAIT, none for
     /// want of fuel, and the program never gets hot; N commands, halt 0.
     /// N = 8,000 turns: had each counted its budget of 64, they would
-    /// pass the break_even(5) that makes this 5-micro-op program hot.
+    /// pass the first_break_even(5) that makes this 5-micro-op program hot.
     #[cfg(feature = "jit")]
     #[test]
     fn the_tiered_variant_leaves_a_waiting_loop_to_the_interpreter() {
         use crate::builder::Operand;
         use crate::exec::NoObserver;
-        use crate::exec::decode::break_even;
         let n = 8_000;
-        assert!(n as u64 * 64 > break_even(5));
+        assert!(n as u64 * 64 > crate::exec::decode::first_break_even(5));
         let mut s = Stream::new(0, 10_000_000, 1, 7).unwrap();
         let left = s.registers(1).unwrap()[0];
         s.set(left, n).unwrap();
@@ -597,6 +640,8 @@ mod tests {
         let mut m = Machine::new(&upload, &budget(64));
         m.run(Dispatch::Tiered, &mut NoObserver);
         assert!(m.programs[0].code.get().is_none(), "never hot");
+        #[cfg(feature = "stencil")]
+        assert!(m.programs[0].stencil.get().is_none(), "never hot");
         let r = m.into_result();
         assert_eq!(r.status, Status::Ended);
         assert_eq!(r.halt, Some(0));

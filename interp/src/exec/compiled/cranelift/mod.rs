@@ -26,7 +26,7 @@ pub(crate) use compile::{GO, PC_MASK, SHORT};
 pub(crate) use plan::REGION;
 
 /// What the compiled tier's tests share: a checked and decoded program.
-#[cfg(test)]
+#[cfg(all(test, feature = "stencil"))]
 pub(crate) use testing::program as testing_program;
 
 #[cfg(test)]

@@ -57,24 +57,17 @@ pub(crate) enum HoleKind {
     Short,
 }
 
-/// Every stencil (build.rs writes the table from the object file).
+/// Every stencil (build.rs writes it from the object file): each
+/// micro-op's by its opcode byte (`None`: the interpreter runs it), and
+/// the protocol's.
 pub(crate) struct Stencils {
-    pub set: Stencil,
-    pub mov: Stencil,
-    pub add: Stencil,
-    pub addi: Stencil,
-    pub sub: Stencil,
-    pub mul: Stencil,
-    pub and: Stencil,
-    pub shr: Stencil,
-    pub rand: Stencil,
-    pub r#mod: Stencil,
-    pub jmp: Stencil,
-    pub jlt: Stencil,
-    pub jeq: Stencil,
-    pub jnz: Stencil,
+    pub ops: [Option<&'static Stencil>; 256],
+    /// A block's head: charges its length, or leaves by the short exit.
     pub head: Stencil,
+    /// Leaves for the interpreter at its micro-op.
     pub interpret: Stencil,
+    /// The two exits, back to the loop: to run one micro-op in the
+    /// interpreter, and the rest of a turn that ends inside a block.
     pub leave: Stencil,
     pub leave_short: Stencil,
 }
@@ -134,24 +127,7 @@ impl Code {
 /// The stencil of micro-op `op` (`None`: `End`); `interpret` for one the
 /// interpreter runs.
 fn stencil_of(s: &Stencils, op: Option<Opcode>) -> &Stencil {
-    use Opcode::*;
-    match op {
-        Some(Set) => &s.set,
-        Some(Mov) => &s.mov,
-        Some(Add) => &s.add,
-        Some(Addi) => &s.addi,
-        Some(Sub) => &s.sub,
-        Some(Mul) => &s.mul,
-        Some(And) => &s.and,
-        Some(Shr) => &s.shr,
-        Some(Rand) => &s.rand,
-        Some(Mod) => &s.r#mod,
-        Some(Jmp) => &s.jmp,
-        Some(Jlt) => &s.jlt,
-        Some(Jeq) => &s.jeq,
-        Some(Jnz) => &s.jnz,
-        _ => &s.interpret,
-    }
+    op.and_then(|op| s.ops[op as usize]).unwrap_or(&s.interpret)
 }
 
 /// The code of `insts` and the offset where each pc's code starts.
