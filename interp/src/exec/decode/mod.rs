@@ -51,6 +51,10 @@ pub(crate) struct Program {
     /// program (compiled/tiered.rs; [`Program::heat`]).
     #[cfg(feature = "jit")]
     pub cold: std::cell::Cell<u64>,
+    /// The `tiered` variant found the program hot and its stencil code not
+    /// worth making (`stencil::pays`): it goes to Cranelift's.
+    #[cfg(feature = "stencil")]
+    pub past_stencil: std::cell::Cell<bool>,
 }
 
 /// The `tiered` variant compiles a program with Cranelift once the turns
@@ -153,19 +157,27 @@ impl Program {
 
     /// The code of the tier a hot program moves to, made now, with the
     /// count to the tier after it: the stencil code first where this build
-    /// has stencils for the host, then Cranelift's after `AFTER_STENCIL`
-    /// times [`break_even`], which is the last (its count never ends).
-    /// Where neither can be made, the count starts again and the program
-    /// keeps the code it has (`None`: the interpreter's).
+    /// has stencils for the host and they pay for the program
+    /// (`stencil::pays`), then Cranelift's after `AFTER_STENCIL` times
+    /// [`break_even`], which is the last (its count never ends). A program
+    /// the stencils do not pay for stays interpreted up to [`break_even`],
+    /// then goes to Cranelift's. Where no code can be made, the count
+    /// starts again and the program keeps the code it has (`None`: the
+    /// interpreter's).
     pub fn hotter(&self) -> Option<super::compiled::lower::Compiled> {
         #[cfg(feature = "stencil")]
-        if self.code.get().is_none()
-            && self.stencil.get().is_none()
-            && let Some(code) = self.stenciled()
-        {
-            self.cold
-                .set(AFTER_STENCIL * break_even(self.head.op_count));
-            return Some(code);
+        if self.code.get().is_none() && self.stencil.get().is_none() && !self.past_stencil.get() {
+            let n = self.head.op_count;
+            if !super::compiled::stencil::pays(&self.insts) {
+                self.past_stencil.set(true);
+                self.cold
+                    .set(break_even(n).saturating_sub(stencil_break_even(n)));
+                return None;
+            }
+            if let Some(code) = self.stenciled() {
+                self.cold.set(AFTER_STENCIL * break_even(n));
+                return Some(code);
+            }
         }
         if let Some(code) = self.compiled() {
             // Never hot again.
@@ -255,6 +267,8 @@ impl Program {
             stencil: std::cell::OnceCell::new(),
             #[cfg(feature = "jit")]
             cold: std::cell::Cell::new(0),
+            #[cfg(feature = "stencil")]
+            past_stencil: std::cell::Cell::new(false),
         };
         #[cfg(feature = "jit")]
         program.cool();

@@ -612,6 +612,42 @@ mod tests {
         assert_eq!(r.passes, k / 64 + 1);
     }
 
+    /// A kernel-dense loop skips the stencil code: `n = N; loop: time t;
+    /// time t; n -= 1; jnz n loop; halt n`, two of its five micro-ops the
+    /// kernel's (TIME reads the tick), so the stencils do not pay for it
+    /// (`stencil::pays`: more than one in five). Its turns all run out of
+    /// fuel (nothing waits); with N = 20,000 (k = 80,001 micro-ops) it gets
+    /// hot past `stencil_break_even(5)` but stays interpreted, short of
+    /// `break_even(5)` (311,296): neither code is made; the answer is the
+    /// same (halt 0 at micro-op k, k / 64 + 1 passes).
+    #[cfg(feature = "stencil")]
+    #[test]
+    fn the_tiered_variant_skips_the_stencils_for_a_kernel_dense_loop() {
+        use crate::exec::NoObserver;
+        use crate::exec::decode::{break_even, stencil_break_even};
+        let n: u64 = 20_000;
+        let k = 1 + 4 * n;
+        assert!(k > stencil_break_even(5) + 64 && k < break_even(5));
+        let mut s = Stream::new(0, 10_000_000, 1, 7).unwrap();
+        let r = s.registers(2).unwrap();
+        let (left, t) = (r[0], r[1]);
+        s.set(left, n as i64).unwrap();
+        let top = s.label();
+        s.time(t);
+        s.time(t);
+        s.addi(left, left, -1).unwrap();
+        s.jnz(left, top);
+        s.halt(left);
+        let upload = s.encode().unwrap();
+        let mut m = Machine::new(&upload, &budget(64));
+        m.run(Dispatch::Tiered, &mut NoObserver);
+        assert!(m.programs[0].stencil.get().is_none(), "no stencil code");
+        assert!(m.programs[0].code.get().is_none(), "not compiled yet");
+        let r = m.into_result();
+        assert_eq!((r.status, r.halt), (Status::Ended, Some(0)));
+        assert_eq!(r.passes, k / 64 + 1);
+    }
+
     /// The tiered variant leaves a program whose turns end on the kernel
     /// to the interpreter: `loop: submit; wait 0; n -= 1; jnz n loop; halt
     /// n`. With the default delay 0 each command is acknowledged by the

@@ -86,6 +86,30 @@ pub(crate) fn available() -> Result<(), String> {
     }
 }
 
+/// Whether the stencil code pays for program `insts` in the `tiered`
+/// variant: at most one micro-op in five is one the interpreter runs (one
+/// that reads or changes the kernel, HALT). Each such micro-op leaves the
+/// code for the loop and enters it again at the next head, which makes a
+/// kernel-dense program slower in stencil code than in the tail variant
+/// (submit_heavy, a third of whose micro-ops are the kernel's, 1.5× its
+/// first answer); the ALU loops have one in nine or fewer (J10).
+pub(crate) fn pays(insts: &[Inst]) -> bool {
+    let Some(s) = STENCILS.as_ref() else {
+        return false;
+    };
+    // The micro-ops: every instruction but `End`.
+    let ops = &insts[..insts.len().saturating_sub(1)];
+    let left = ops
+        .iter()
+        .filter(|i| {
+            SHAPES[usize::from(i.op & !HEAD)]
+                .first
+                .is_none_or(|op| s.ops[op as usize].is_none())
+        })
+        .count();
+    left * 5 <= ops.len()
+}
+
 /// A program's code: its memory and, for each pc, the entry where a block
 /// starts.
 pub(crate) struct Code {
