@@ -156,7 +156,20 @@ fn stencil_of(s: &Stencils, op: Option<Opcode>) -> &Stencil {
 
 /// The code of `insts` and the offset where each pc's code starts.
 fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
-    let mut out = Vec::with_capacity(64 + insts.len() * 48);
+    // Room for the longest unit at every pc and a jump to patch at every
+    // pc, so that neither buffer grows: the allocations are the same few
+    // whatever the program's size (harness/tests/exec_compile_memory.rs).
+    let longest = s
+        .ops
+        .iter()
+        .flatten()
+        .map(|st| st.code.len())
+        .max()
+        .unwrap_or(0)
+        .max(s.interpret.code.len());
+    let mut out = Vec::with_capacity(
+        s.leave.code.len() + s.leave_short.code.len() + insts.len() * (s.head.code.len() + longest),
+    );
     let exits = Exits {
         leave: out.len(),
         short: out.len() + s.leave.code.len(),
@@ -166,7 +179,7 @@ fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
     let mut starts = vec![0; insts.len()];
     // Jumps' displacements, patched once every start is known: (the hole's
     // offset, the target pc).
-    let mut jumps = Vec::new();
+    let mut jumps = Vec::with_capacity(insts.len());
     let mut block_end = 0;
     for (pc, i) in insts.iter().enumerate() {
         starts[pc] = out.len();
