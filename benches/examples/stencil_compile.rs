@@ -7,10 +7,11 @@
 //!   the stencil code (`Machine::prepare` for `Dispatch::Stencil`) and, up
 //!   to 1,000 micro-ops, to compile with Cranelift (`Dispatch::Jit`); each
 //!   the median over the rounds, the three taking turns within a round;
-//! - for every bundled stream workload: the first answer (a whole run,
-//!   the code made included) and the run alone (made before the timing) of
-//!   `stencil` and `jit` over `tail`'s, each the median of the per-round
-//!   ratios.
+//! - for every bundled stream workload: the time to make its code (once
+//!   in a round, and the mean of 100 in a row, each program dropped before
+//!   the next), the first answer (a whole run, the code made included) and
+//!   the run alone (made before the timing) of `stencil` and `jit` over
+//!   `tail`'s, each the median over the rounds.
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -76,12 +77,12 @@ fn main() -> ExitCode {
     }
     println!();
     println!(
-        "| workload | µs to make the code | first answer, stencil / tail | the run alone, stencil / tail | the run alone, jit / tail |"
+        "| workload | µs to make the code | µs, 100 in a row | first answer, stencil / tail | the run alone, stencil / tail | the run alone, jit / tail |"
     );
-    println!("|---|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|");
     for w in kmst_benches::workloads() {
-        let (mut make, mut first, mut alone, mut jit) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut make, mut warm, mut first, mut alone, mut jit) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             let run = |d: Dispatch, prepared: bool| {
                 let mut m = Machine::new(&w.upload, &w.params);
@@ -96,14 +97,24 @@ fn main() -> ExitCode {
             let mut m = Machine::new(&w.upload, &w.params);
             make.push(time(|| m.prepare::<NoObserver>(Dispatch::Stencil)) * 1e6);
             black_box(m);
+            // The same program made 100 times in a row, each dropped
+            // before the next is made (its pages back to the pool).
+            let mut t = 0.0;
+            for _ in 0..100 {
+                let mut m = Machine::new(&w.upload, &w.params);
+                t += time(|| m.prepare::<NoObserver>(Dispatch::Stencil));
+                black_box(m);
+            }
+            warm.push(t * 1e6 / 100.0);
             first.push(run(Dispatch::Stencil, false) / tail);
             alone.push(run(Dispatch::Stencil, true) / tail);
             jit.push(run(Dispatch::Jit, true) / tail);
         }
         println!(
-            "| {} | {:.1} | {:.3} | {:.3} | {:.3} |",
+            "| {} | {:.1} | {:.1} | {:.3} | {:.3} | {:.3} |",
             w.name,
             median(make),
+            median(warm),
             median(first),
             median(alone),
             median(jit)
