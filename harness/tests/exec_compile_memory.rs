@@ -118,9 +118,11 @@ fn the_compile_holds_a_bounded_amount_per_micro_op() {
     }
 }
 
-/// The stencil tier makes the same allocations at 16 and at 65,535
+/// The stencil tier makes the same allocations at 16,000 and at 65,535
 /// micro-ops (its buffers are sized from the program up front: the code,
-/// the offsets where each pc starts, the jumps to patch, the entries);
+/// the offsets where each pc starts, the jumps to patch, the entries; a
+/// program this large maps pages of its own, where a small one may first
+/// map the thread's pool of pages);
 /// it keeps one entry (8 bytes) a micro-op on the heap, the code being in
 /// pages of its own; its peak is room for the longest stencil and a head
 /// at every pc (under 100 bytes), and 32 bytes a micro-op of tables.
@@ -130,10 +132,10 @@ fn stencils_allocate_no_more_for_more_micro_ops() {
         return;
     }
     for shape in Shape::ALL {
-        let (_, _, few) = compile_bytes(Dispatch::Stencil, shape, 16);
+        let (_, _, few) = compile_bytes(Dispatch::Stencil, shape, 16_000);
         let (peak, kept, many) = compile_bytes(Dispatch::Stencil, shape, 65_535);
         eprintln!(
-            "{shape} stencils: {few} allocations at 16, {many} at 65,535; peak {peak}, kept {kept}"
+            "{shape} stencils: {few} allocations at 16,000, {many} at 65,535; peak {peak}, kept {kept}"
         );
         assert_eq!(few, many, "{shape}: allocations grow with the program");
         assert!(kept <= 8 * 65_536 + 4096, "{shape}: {kept} bytes kept");

@@ -124,17 +124,15 @@ impl Code {
     pub(crate) fn compile(insts: &[Inst]) -> Result<Code, String> {
         available()?;
         let s = STENCILS.as_ref().expect("available");
-        let (bytes, starts) = emit(s, insts);
+        let (bytes, starts, heads) = emit(s, insts);
         let memory = Memory::new(&bytes)?;
         let mut entries = vec![None; insts.len()].into_boxed_slice();
-        for (pc, inst) in insts.iter().enumerate() {
-            if inst.op & HEAD != 0 {
-                // SAFETY: `starts[pc]` is the offset of the head stencil of
-                // block `pc` in the code just mapped, an `extern "C"
-                // fn(*mut u32, u32, u32) -> u64` (stencils/lib.rs).
-                entries[pc] =
-                    Some(unsafe { std::mem::transmute::<*const u8, Entry>(memory.at(starts[pc])) });
-            }
+        for pc in heads {
+            // SAFETY: `starts[pc]` is the offset of a head stencil in the
+            // code just mapped, an `extern "C" fn(*mut u32, u32, u32) ->
+            // u64` (stencils/lib.rs).
+            entries[pc] =
+                Some(unsafe { std::mem::transmute::<*const u8, Entry>(memory.at(starts[pc])) });
         }
         Ok(Code {
             _memory: memory,
@@ -154,8 +152,15 @@ fn stencil_of(s: &Stencils, op: Option<Opcode>) -> &Stencil {
     op.and_then(|op| s.ops[op as usize]).unwrap_or(&s.interpret)
 }
 
-/// The code of `insts` and the offset where each pc's code starts.
-fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
+/// The code of `insts`, the offset where each pc's code starts, and the
+/// pcs whose code starts with a head stencil: the entries.
+///
+/// Each block starts with a head charging its length. So does the rest of
+/// a block after a micro-op the interpreter runs (which leaves the code
+/// with the rest of its block's fuel): the loop runs that one micro-op and
+/// enters the code again right after it, instead of running the rest of
+/// the block in the interpreter up to the next block's head (J12).
+fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>, Vec<usize>) {
     // Room for the longest unit at every pc and a jump to patch at every
     // pc, so that neither buffer grows: the allocations are the same few
     // whatever the program's size (harness/tests/exec_compile_memory.rs).
@@ -180,18 +185,30 @@ fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
     // Jumps' displacements, patched once every start is known: (the hole's
     // offset, the target pc).
     let mut jumps = Vec::with_capacity(insts.len());
+    let mut heads = Vec::with_capacity(insts.len());
     let mut block_end = 0;
+    // Whether the micro-op before leaves the code for the interpreter.
+    let mut after_exit = false;
     for (pc, i) in insts.iter().enumerate() {
         starts[pc] = out.len();
         // The unit's (first) micro-op: a pair's second keeps its own.
         let op = SHAPES[usize::from(i.op & !HEAD)].first;
-        if i.op & HEAD != 0 {
+        let head = if i.op & HEAD != 0 {
             let len = if len_in_imm(op) {
                 i.imm
             } else {
                 u32::from(i.c)
             };
             block_end = pc + len as usize;
+            Some(len)
+        } else if after_exit && pc < block_end {
+            // The rest of the block, entered after the micro-op before.
+            Some((block_end - pc) as u32)
+        } else {
+            None
+        };
+        if let Some(len) = head {
+            heads.push(pc);
             copy(&mut out, &s.head, exits, |kind| match kind {
                 HoleKind::Len => Some(len),
                 HoleKind::Pc => Some(pc as u32),
@@ -200,7 +217,9 @@ fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
         }
         // What the rest of the block gives back when this micro-op leaves.
         let back = block_end.saturating_sub(pc).max(1) as u32;
-        let jump = copy(&mut out, stencil_of(s, op), exits, |kind| match kind {
+        let stencil = stencil_of(s, op);
+        after_exit = std::ptr::eq(stencil, &s.interpret);
+        let jump = copy(&mut out, stencil, exits, |kind| match kind {
             // A register's byte offset in the register file.
             HoleKind::A => Some(u32::from(i.a) * 4),
             HoleKind::B => Some(u32::from(i.b) * 4),
@@ -219,7 +238,7 @@ fn emit(s: &Stencils, insts: &[Inst]) -> (Vec<u8>, Vec<usize>) {
     for (place, target) in jumps {
         displace(&mut out, place, starts[target]);
     }
-    (out, starts)
+    (out, starts, heads)
 }
 
 /// Where the code's two exits are: back to the loop to interpret a

@@ -167,6 +167,15 @@ fn a_micro_op_for_the_interpreter_gives_back_the_rest_of_its_block() {
     let mut regs = [0u32; 16];
     assert_eq!(call(&code, &mut regs, 0, 10), (1, 9, false));
     assert_eq!((regs[1], regs[3]), (1, 0), "SET ran, ADD did not");
+    // Once the interpreter has run RESULT (9 - 1 = 8 units left), the code
+    // is entered again right after it (J12): the rest of the block, ADD
+    // and HALT, charged (8 - 2 = 6), ADD runs (r3 = 1 + 1), HALT leaves
+    // at pc 3 with its own unit given back (7).
+    assert!(code.entries[2].is_some() && code.entries[3].is_none());
+    assert_eq!(call(&code, &mut regs, 2, 8), (3, 7, false));
+    assert_eq!(regs[3], 2);
+    // With less fuel than the rest of the block, the entry leaves short.
+    assert_eq!(call(&code, &mut regs, 2, 1), (2, 1, true));
 }
 
 /// MOD leaves for the interpreter on a zero divisor only (S14's reason 7
