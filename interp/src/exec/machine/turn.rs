@@ -439,6 +439,40 @@ mod tests {
         }
     }
 
+    /// The RUNs of one place share one program (the region does not change
+    /// during a scenario, S36): three RUNs of `addi r0, r0, 1 ×5; halt r0`
+    /// at offset 0 (passes 0, 1 and 2) and one of the same bytes at 1024
+    /// (pass 3) decode two programs, not four; every stream halts with 5
+    /// in the pass it starts in (S28: each RUN starts its own stream,
+    /// registers zero; each ends before the next starts, so no two share
+    /// a req at once, S6).
+    #[test]
+    fn runs_of_one_place_share_a_program() {
+        use crate::exec::NoObserver;
+        use crate::scenario::ScenarioBuilder;
+        let mut s = Stream::new(0, 100, 1, 7).unwrap();
+        let r = s.registers(1).unwrap()[0];
+        for _ in 0..5 {
+            s.addi(r, r, 1).unwrap();
+        }
+        s.halt(r);
+        let mut b = ScenarioBuilder::new(Params::default()).unwrap();
+        b.place_stream(0, &s).unwrap();
+        b.place_stream(1024, &s).unwrap();
+        for pass in 0..3 {
+            b.run(pass, 0).unwrap();
+        }
+        b.run(3, 1024).unwrap();
+        let mut m = Machine::new_scenario(&b.build());
+        assert_eq!(m.programs.len(), 2);
+        m.run(Dispatch::ALL[0], &mut NoObserver);
+        let r = m.into_scenario_result();
+        assert_eq!(r.streams.len(), 4);
+        for st in &r.streams {
+            assert_eq!((st.status, st.halt), (Status::Ended, Some(5)));
+        }
+    }
+
     /// A machine runs once (`Machine::run`): a second call runs no pass
     /// and hears nothing, whether the first ran the stream (five ADDIs,
     /// HALT r = 5 in pass 0) or the check refused the upload (no stream: a
