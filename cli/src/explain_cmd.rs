@@ -22,7 +22,8 @@ under that name in interp/src/exec/dispatch/handlers.rs: `counted`,
 The arms (switch, loop_match, and indirect, whose handlers LLVM inlines
 into its central dispatch) are found through the loop's jump table. The
 listings are of the instances a plain run uses (no observer). jit compiles
-each upload: `kmst explain FILE --dispatch jit` prints that code.
+each upload: `kmst explain FILE --dispatch jit` prints that code, and
+`--dispatch stencil` the stencil code made for it, micro-op by micro-op.
 
 Exit status: 0 printed; 1 the check rejects the upload; 2 an unknown unit
 or variant, an upload that cannot be read or compiled, or a host whose
@@ -34,7 +35,7 @@ pub struct Args {
     /// What to explain: a micro-op's mnemonic (`add`, `result`), a unit's
     /// name (`add_b`, `addi_jlt_in_place`; a fused pair also as `addi+jlt`),
     /// `all` for every unit, or an upload FILE (`.bin` or `.kms`, `-`:
-    /// standard input) with `--dispatch jit`.
+    /// standard input) with `--dispatch jit` or `--dispatch stencil`.
     what: String,
     /// The variant: one of this build's (`kmst run --help`), or `all` for
     /// every one, with a table of instructions per handler per variant
@@ -224,17 +225,22 @@ fn write_table(out: &mut String, dispatches: &[Dispatch], table: &[(String, Vec<
     }
 }
 
-/// `kmst explain FILE --dispatch jit`: each region's compiled code.
+/// `kmst explain FILE --dispatch jit|stencil`: the code a compiled tier
+/// makes of the upload.
 fn compiled(path: &std::path::Path, dispatches: &[Dispatch]) -> Result<ExitCode, CliError> {
-    if dispatches.len() != 1 || dispatches[0].name() != "jit" {
-        return Err(CliError::Usage(format!(
-            "an upload is explained with --dispatch jit (the code compiled for it); the \
-             interpreters run the same handlers for every upload: `kmst explain add --dispatch {}`",
-            dispatches.first().map_or("tail", |d| d.name())
-        )));
-    }
+    let tier = match dispatches {
+        [d] if matches!(d.name(), "jit" | "stencil") => d.name(),
+        _ => {
+            return Err(CliError::Usage(format!(
+                "an upload is explained with --dispatch jit or --dispatch stencil (the code \
+                 made for it); the interpreters run the same handlers for every upload: \
+                 `kmst explain add --dispatch {}`",
+                dispatches.first().map_or("tail", |d| d.name())
+            )));
+        }
+    };
     let data = load_upload(path)?;
-    let regions = explain::compiled(&data).map_err(|e| match e {
+    let refused = |e: explain::NotCompiled| match e {
         // A verdict against the input, as `kmst check`'s.
         explain::NotCompiled::Rejected(_) => CliError::Verdict {
             path: path.to_owned(),
@@ -244,7 +250,13 @@ fn compiled(path: &std::path::Path, dispatches: &[Dispatch]) -> Result<ExitCode,
             path: path.to_owned(),
             message: e.to_string(),
         },
-    })?;
+    };
+    if tier == "stencil" {
+        let st = explain::stenciled(&data).map_err(refused)?;
+        print_out(&stencil_listing(&data, &st))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let regions = explain::compiled(&data).map_err(refused)?;
     let mut out = String::new();
     for (k, r) in regions.iter().enumerate() {
         let (code, data) = code_and_data(&r.code, 0);
@@ -274,4 +286,68 @@ fn compiled(path: &std::path::Path, dispatches: &[Dispatch]) -> Result<ExitCode,
     }
     print_out(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The stencil code of upload `data`: the exits, then each pc's code under
+/// its micro-op.
+fn stencil_listing(data: &[u8], st: &explain::Stenciled) -> String {
+    let instrs = decode(&st.code, 0);
+    let mut lines = listing(None, &instrs, 0, (0, st.code.len() as u64));
+    // Where each jump goes: an exit (the two exits start the code, the
+    // second after the first's `ret`), or another pc's code.
+    let short = instrs
+        .iter()
+        .position(|i| i.mnemonic() == iced_x86::Mnemonic::Ret)
+        .and_then(|k| instrs.get(k + 1))
+        .map_or(u64::MAX, |i| i.ip());
+    for (l, i) in lines.iter_mut().zip(&instrs) {
+        let to = i.near_branch_target();
+        if i.ip() != l.offset
+            || !matches!(
+                i.flow_control(),
+                iced_x86::FlowControl::UnconditionalBranch
+                    | iced_x86::FlowControl::ConditionalBranch
+            )
+        {
+            continue;
+        }
+        l.note = if to == 0 {
+            Some("leave: the interpreter runs this micro-op".to_owned())
+        } else if to == short {
+            Some("leave: less fuel than the block".to_owned())
+        } else {
+            st.starts
+                .iter()
+                .position(|&at| at as u64 == to)
+                .map(|pc| format!("to pc {pc}"))
+        };
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# the stencil code as made before it is mapped: {} bytes, {} micro-ops",
+        st.code.len(),
+        st.starts.len() - 1
+    );
+    let mut next = 0;
+    let mut group: Vec<Line> = Vec::new();
+    let flush = |out: &mut String, group: &mut Vec<Line>| {
+        write_lines(out, group);
+        group.clear();
+    };
+    out.push_str("== the exits: back to the loop, to interpret a micro-op or short of fuel\n");
+    for l in lines {
+        while next < st.starts.len() && l.offset >= st.starts[next] as u64 {
+            flush(&mut out, &mut group);
+            let what = match kmst::format::micro_op_at(data, next as u32) {
+                Some(op) => kmst::asm::format_op(&op),
+                None => "End (the stream's end)".to_owned(),
+            };
+            let _ = writeln!(out, "== pc {next}: {what}");
+            next += 1;
+        }
+        group.push(l);
+    }
+    flush(&mut out, &mut group);
+    out
 }

@@ -273,8 +273,35 @@ fn an_upload_is_explained_region_by_region_with_jit() {
     let (code, _, err, _) = explain(&[s(&path), "--dispatch", "tail"]);
     assert_eq!(code, 2);
     assert!(
-        err.starts_with("kmst: an upload is explained with --dispatch jit"),
+        err.starts_with("kmst: an upload is explained with --dispatch jit or --dispatch stencil"),
         "{err}"
+    );
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn an_upload_is_explained_micro_op_by_micro_op_with_stencil() {
+    if !variants().iter().any(|d| d == "stencil") || !cfg!(target_os = "linux") {
+        return;
+    }
+    // SET r1, 0; SET r2, 10; top: ADDI r1, r1, 1; JLT r1, r2, top; HALT
+    // r1: the two exits, then a section for each of the 5 micro-ops and
+    // `End`; the JLT jumps to pc 2 (the loop's head), and HALT and `End`
+    // leave for the interpreter.
+    let kms = ".stream max_steps=1000 seed=1 req=1\nset r1, 0\nset r2, 10\ntop:\naddi r1, r1, 1\njlt r1, r2, top\nhalt r1\n";
+    let path = common::temp_in("explain-cli", "", "stencil-loop.kms", kms.as_bytes());
+    let (code, out, err, _) = explain(&[s(&path), "--dispatch", "stencil"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("== the exits"), "{out}");
+    assert_eq!(out.matches("\n== pc ").count(), 6, "{out}");
+    assert!(out.contains("== pc 3: jlt r1, r2, "), "{out}");
+    assert!(out.contains("; to pc 2"), "{out}");
+    assert!(out.contains("== pc 5: End"), "{out}");
+    assert_eq!(
+        out.matches("; leave: the interpreter runs this micro-op")
+            .count(),
+        2,
+        "{out}"
     );
 }
 

@@ -8,13 +8,13 @@
 //! one entry per micro-op) plus one region's work, whatever the program's
 //! size. The stencil tier allocates the same few buffers whatever the
 //! program's size (issue 53: no allocation per micro-op).
-#![cfg(feature = "jit")]
+#![cfg(any(feature = "jit", feature = "stencil"))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
-use kmst::exec::{Dispatch, Machine, NoObserver, jit_available};
+use kmst::exec::{Dispatch, Machine, NoObserver};
 use kmst_harness::shapes::{Shape, params};
 
 struct Counting;
@@ -91,8 +91,17 @@ fn compile_bytes(tier: Dispatch, shape: Shape, n: usize) -> (isize, isize, isize
 // One test function only, so that no other test counts at the same time.
 #[test]
 fn the_compile_holds_a_bounded_amount_per_micro_op() {
+    #[cfg(feature = "stencil")]
     stencils_allocate_no_more_for_more_micro_ops();
-    if jit_available().is_err() {
+    #[cfg(feature = "jit")]
+    cranelift_holds_one_region_at_a_time();
+}
+
+/// Cranelift's compile keeps a table entry a micro-op, and its peak is one
+/// region's work at a time.
+#[cfg(feature = "jit")]
+fn cranelift_holds_one_region_at_a_time() {
+    if kmst::exec::jit_available().is_err() {
         eprintln!("no Cranelift backend here: nothing compiles");
         return;
     }
@@ -126,8 +135,9 @@ fn the_compile_holds_a_bounded_amount_per_micro_op() {
 /// it keeps one entry (8 bytes) a micro-op on the heap, the code being in
 /// pages of its own; its peak is room for the longest stencil and a head
 /// at every pc (under 100 bytes), and 32 bytes a micro-op of tables.
+#[cfg(feature = "stencil")]
 fn stencils_allocate_no_more_for_more_micro_ops() {
-    if !Dispatch::ALL.contains(&Dispatch::Stencil) || kmst::exec::stencil_available().is_err() {
+    if kmst::exec::stencil_available().is_err() {
         eprintln!("no stencils here");
         return;
     }

@@ -19,14 +19,14 @@
 //! - `_CONTINUE`, `_JUMP`, `_EXIT`, `_SHORT`: where control goes next: the
 //!   next stencil (a final `jmp` to it is dropped where the next follows),
 //!   a jump's target, or back to the loop that entered the code
-//!   (exec/compiled/cranelift/run.rs), to run one micro-op in the
+//!   (exec/compiled/run.rs), to run one micro-op in the
 //!   interpreter, or the rest of a turn that ends inside a block.
 //!
 //! Every stencil is an `extern "C" fn(regs, pc, fuel) -> u64`, the compiled
 //! tier's entry (`compiled::lower::Entry`), and ends in a guaranteed tail
 //! call to the next (`become`), so that the chain runs on one stack frame,
 //! the entry's caller's, and an exit stencil returns to it with `(fuel <<
-//! 32) | kind | pc` (`compiled::cranelift::{SHORT, PC_MASK}`).
+//! 32) | kind | pc` (exec/compiled/entry.rs).
 //!
 //! A no_std crate of its own, so the object holds the stencils and nothing
 //! else; the engine's files it includes see the paths they expect

@@ -27,8 +27,9 @@ pub(crate) fn take() -> Option<&'static str> {
 }
 
 /// Notes that a compiled tier's code was called (the compiled tiers' loop,
-/// compiled/cranelift/run.rs): a variant that falls back to the
-/// interpreter gives the same answers, and shows only here.
+/// compiled/run.rs): a variant that falls back to the interpreter gives
+/// the same answers, and shows only here.
+#[cfg(feature = "compiled")]
 pub(crate) fn note_code() {
     CODE.with(|c| c.set(true));
 }

@@ -36,7 +36,7 @@ pub(crate) mod bodies;
 pub(crate) mod step;
 // L3, the decoder and the compiled tiers (compiled/: its lower.rs is a
 // leaf type, its loops are dispatch loops, L4):
-#[cfg(feature = "jit")]
+#[cfg(feature = "compiled")]
 pub(crate) mod compiled;
 pub(crate) mod decode;
 // L4, the dispatch loops and the one place a variant is chosen:

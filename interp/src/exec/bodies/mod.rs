@@ -50,9 +50,10 @@ pub(crate) struct Ctx<O: Observer> {
     /// "Spans of quick passes"): a micro-op that reads or changes the
     /// kernel must return [`Exit::Resync`] before it runs.
     pub spanning: bool,
-    /// The stream's program compiled (the `jit` variant), when it is.
-    #[cfg(feature = "jit")]
-    pub code: Option<crate::exec::compiled::lower::Compiled>,
+    /// The stream's program compiled (the `jit`, `stencil` and `tiered`
+    /// variants), when it is.
+    #[cfg(feature = "compiled")]
+    pub code: Option<crate::exec::compiled::entry::Compiled>,
     /// The stream's `Program` (decode/, a layer above this one, hence
     /// erased), for the `tiered` variant, which compiles it once it is hot.
     #[cfg(feature = "jit")]

@@ -72,13 +72,3 @@ pub(crate) trait Emit {
 pub(crate) fn target_pc(pc: u32, i: &Inst) -> u32 {
     pc.wrapping_add(((i.imm as i32) >> 4) as u32)
 }
-
-/// A compiled region's function (jit/): `(regs, pc, fuel) -> (fuel << 32)
-/// | kind | pc`.
-pub(crate) type Entry = unsafe extern "C" fn(*mut u32, u32, u32) -> u64;
-
-/// A compiled program (jit/): for each pc, the function of the region that
-/// can be entered there, or `None` where compiled code cannot be entered
-/// (cranelift/plan.rs); valid while the program's code lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Compiled(pub *const Option<Entry>);

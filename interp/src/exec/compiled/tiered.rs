@@ -5,7 +5,7 @@
 //! (`Program::heat`, `Program::hotter`, decode/'s break-evens, D33, J10).
 //! With stencils (feature `stencil`) the first tier is the copy-and-patch
 //! code and the second Cranelift's; without, Cranelift's alone. Both run
-//! in the compiled tier's loop (`cranelift/run.rs`). A program whose turns
+//! in the compiled tiers' loop (`compiled/run.rs`). A program whose turns
 //! end on the kernel (waits, full slots) never gets hot: compiled code
 //! leaves for the interpreter at every micro-op that reads or changes the
 //! kernel, and runs such programs slower than the tail variant. The move

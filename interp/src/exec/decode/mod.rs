@@ -53,7 +53,7 @@ pub(crate) struct Program {
     pub cold: std::cell::Cell<u64>,
     /// The `tiered` variant found the program hot and its stencil code not
     /// worth making (`stencil::pays`): it goes to Cranelift's.
-    #[cfg(feature = "stencil")]
+    #[cfg(all(feature = "stencil", feature = "jit"))]
     pub past_stencil: std::cell::Cell<bool>,
 }
 
@@ -84,7 +84,7 @@ pub(crate) const fn break_even(op_count: u32) -> u64 {
 /// micro-ops: a program's stencil code costs about 10 µs and 20 to 50 ns a
 /// micro-op to make and saves about 0.4 ns a micro-op run (half the tail
 /// variant's time), so 32,768 and 128 a micro-op (J10).
-#[cfg(feature = "stencil")]
+#[cfg(all(feature = "stencil", feature = "jit"))]
 pub(crate) const fn stencil_break_even(op_count: u32) -> u64 {
     32_768 + (op_count as u64 + 1) * 128
 }
@@ -93,7 +93,7 @@ pub(crate) const fn stencil_break_even(op_count: u32) -> u64 {
 /// [`break_even`] more: Cranelift's code saves about a quarter of the tail
 /// variant's time a micro-op over the stencil code (alu 0.12 against 0.38),
 /// a quarter of what it saves over the interpreter (J10).
-#[cfg(feature = "stencil")]
+#[cfg(all(feature = "stencil", feature = "jit"))]
 pub(crate) const AFTER_STENCIL: u64 = 4;
 
 /// The micro-ops a fresh program runs before the `tiered` variant moves it
@@ -111,7 +111,7 @@ impl Program {
     /// The compiled program's function, compiling it on first use; `None`
     /// where Cranelift has no backend for this host (the `jit` and `tiered`
     /// variants then run the subroutine loop).
-    pub fn compiled(&self) -> Option<super::compiled::lower::Compiled> {
+    pub fn compiled(&self) -> Option<super::compiled::entry::Compiled> {
         if let Some(code) = self.code.get() {
             return Some(code.entry());
         }
@@ -121,21 +121,6 @@ impl Program {
             Ok(code) => Some(self.code.get_or_init(|| std::rc::Rc::new(code)).entry()),
             Err(_) if super::compiled::cranelift::available().is_err() => None,
             Err(e) => panic!("the compiled tier failed on a checked upload: {e}"),
-        }
-    }
-
-    /// The program's stencil code, made on first use; `None` where this
-    /// build has no stencils for the host (the `stencil` variant then runs
-    /// the subroutine loop).
-    #[cfg(feature = "stencil")]
-    pub fn stenciled(&self) -> Option<super::compiled::lower::Compiled> {
-        if let Some(code) = self.stencil.get() {
-            return Some(code.entry());
-        }
-        match super::compiled::stencil::Code::compile(&self.insts) {
-            Ok(code) => Some(self.stencil.get_or_init(|| std::rc::Rc::new(code)).entry()),
-            Err(_) if super::compiled::stencil::available().is_err() => None,
-            Err(e) => panic!("the stencil tier failed on a checked upload: {e}"),
         }
     }
 
@@ -164,7 +149,7 @@ impl Program {
     /// then goes to Cranelift's. Where no code can be made, the count
     /// starts again and the program keeps the code it has (`None`: the
     /// interpreter's).
-    pub fn hotter(&self) -> Option<super::compiled::lower::Compiled> {
+    pub fn hotter(&self) -> Option<super::compiled::entry::Compiled> {
         #[cfg(feature = "stencil")]
         if self.code.get().is_none() && self.stencil.get().is_none() && !self.past_stencil.get() {
             let n = self.head.op_count;
@@ -195,6 +180,23 @@ impl Program {
     /// `tiered` variant then runs whole entries in it.
     pub fn hottest(&self) -> bool {
         self.code.get().is_some()
+    }
+}
+
+#[cfg(feature = "stencil")]
+impl Program {
+    /// The program's stencil code, made on first use; `None` where this
+    /// build has no stencils for the host (the `stencil` variant then runs
+    /// the subroutine loop).
+    pub fn stenciled(&self) -> Option<super::compiled::entry::Compiled> {
+        if let Some(code) = self.stencil.get() {
+            return Some(code.entry());
+        }
+        match super::compiled::stencil::Code::compile(&self.insts) {
+            Ok(code) => Some(self.stencil.get_or_init(|| std::rc::Rc::new(code)).entry()),
+            Err(_) if super::compiled::stencil::available().is_err() => None,
+            Err(e) => panic!("the stencil tier failed on a checked upload: {e}"),
+        }
     }
 }
 
@@ -267,7 +269,7 @@ impl Program {
             stencil: std::cell::OnceCell::new(),
             #[cfg(feature = "jit")]
             cold: std::cell::Cell::new(0),
-            #[cfg(feature = "stencil")]
+            #[cfg(all(feature = "stencil", feature = "jit"))]
             past_stencil: std::cell::Cell::new(false),
         };
         #[cfg(feature = "jit")]

@@ -294,9 +294,9 @@ impl fmt::Display for NotCompiled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NotCompiled::Rejected(e) => write!(f, "the check rejects the upload: {e}"),
-            NotCompiled::NotBuilt => {
-                f.write_str("this build has no compiled tier (kmst's feature `jit`)")
-            }
+            NotCompiled::NotBuilt => f.write_str(
+                "this build has no such compiled tier (kmst's features `jit` and `stencil`)",
+            ),
             NotCompiled::Compiler(e) => write!(f, "the compiled tier cannot compile it: {e}"),
         }
     }
@@ -328,6 +328,36 @@ pub fn compiled(upload: &[u8]) -> Result<Vec<Region>, NotCompiled> {
         })
         .map_err(NotCompiled::Compiler)?;
         Ok(regions)
+    }
+}
+
+/// The stencil code the `stencil` variant makes for `upload` (checked with
+/// a region as long as the upload), as it is before it is mapped: the
+/// exits first, then each pc's code (a head's where a block starts, then
+/// its micro-op's stencil), every jump a displacement inside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stenciled {
+    /// The code.
+    pub code: Vec<u8>,
+    /// Where each pc's code starts in it, `End`'s last.
+    pub starts: Vec<usize>,
+}
+
+/// [`Stenciled`] for `upload`.
+pub fn stenciled(upload: &[u8]) -> Result<Stenciled, NotCompiled> {
+    let checked = crate::check::CheckedUpload::new(upload, upload.len() as u64)
+        .map_err(NotCompiled::Rejected)?;
+    #[cfg(not(feature = "stencil"))]
+    {
+        let _ = checked;
+        Err(NotCompiled::NotBuilt)
+    }
+    #[cfg(feature = "stencil")]
+    {
+        let p = crate::exec::decode::Program::decode(&checked);
+        let (code, starts) =
+            crate::exec::compiled::stencil::listing(&p.insts).map_err(NotCompiled::Compiler)?;
+        Ok(Stenciled { code, starts })
     }
 }
 
@@ -460,7 +490,38 @@ mod tests {
         s.halt(r);
         let e = compiled(&s.encode().unwrap()).unwrap_err();
         assert_eq!(e, NotCompiled::NotBuilt);
-        assert!(e.to_string().contains("feature `jit`"), "{e}");
+        assert!(e.to_string().contains("`jit`"), "{e}");
+    }
+
+    /// The stencil code of a small loop, `SET r1, 10; top: ADDI r0, r0, 1;
+    /// JLT r0, r1, top; HALT r0`: a start for each pc and `End`, in order,
+    /// and the JLT's stencil (no head: it does not start a block) jumping
+    /// to the ADDI's code, the loop's head: `mov eax, [rdi + a]; cmp eax,
+    /// [rdi + b]; jb rel32`, the displacement at byte 14.
+    #[cfg(feature = "stencil")]
+    #[test]
+    fn an_upload_makes_its_stencil_code() {
+        if crate::exec::compiled::stencil::available().is_err() {
+            return;
+        }
+        let mut s = crate::builder::Stream::new(0, 1_000, 1, 7).unwrap();
+        let r = s.registers(2).unwrap();
+        s.set(r[1], 10).unwrap();
+        let top = s.label();
+        s.addi(r[0], r[0], 1).unwrap();
+        s.jlt(r[0], r[1], top);
+        s.halt(r[0]);
+        let upload = s.encode().unwrap();
+        let st = stenciled(&upload).unwrap();
+        assert_eq!(st.starts.len(), 5);
+        assert!(st.starts.windows(2).all(|w| w[0] < w[1]));
+        assert!(st.code.len() > st.starts[4]);
+        let jlt = st.starts[2];
+        assert_eq!(st.code[jlt + 12..jlt + 14], [0x0F, 0x82], "jb rel32");
+        let rel = i32::from_le_bytes(st.code[jlt + 14..jlt + 18].try_into().unwrap());
+        assert_eq!(jlt as i64 + 18 + i64::from(rel), st.starts[1] as i64);
+        let e = stenciled(&upload[..10]).unwrap_err();
+        assert!(matches!(&e, NotCompiled::Rejected(r) if r.pc == 0), "{e}");
     }
 
     /// The compiled tier's regions of a small loop: one region holding its

@@ -20,7 +20,7 @@ use crate::exec::step::exit_at;
 /// # Safety
 /// The handler contract (handler.rs): `ip` in a decoded program, `regs`
 /// the stream's registers, `ctx` a live `Ctx<O>`, `fuel >= 1`.
-#[cfg(feature = "jit")]
+#[cfg(feature = "compiled")]
 #[inline(always)]
 pub(crate) unsafe fn step<O: Observer>(
     ip: *const Inst,

@@ -61,15 +61,19 @@ impl Machine {
             #[cfg(feature = "jit")]
             {
                 turns.ctx.code = program.code.get().map(|c| c.entry());
-                // The stencil variant's code; the tiered variant's first
-                // tier until Cranelift's is made (compiled/tiered.rs).
-                #[cfg(feature = "stencil")]
-                if dispatch == Dispatch::Stencil
-                    || (dispatch == Dispatch::Tiered && turns.ctx.code.is_none())
-                {
+                turns.ctx.program = (program as *const Program).cast();
+            }
+            // The stencil variant's code; the tiered variant's first tier
+            // until Cranelift's is made (compiled/tiered.rs).
+            #[cfg(feature = "stencil")]
+            {
+                #[cfg(feature = "jit")]
+                let first_tier = dispatch == Dispatch::Tiered && turns.ctx.code.is_none();
+                #[cfg(not(feature = "jit"))]
+                let first_tier = false;
+                if dispatch == Dispatch::Stencil || first_tier {
                     turns.ctx.code = program.stencil.get().map(|c| c.entry());
                 }
-                turns.ctx.program = (program as *const Program).cast();
             }
             turns.stream = i;
         }
@@ -365,7 +369,7 @@ impl<O: Observer> Turns<O> {
                 reason: Reason::BadJump,
                 halt: 0,
                 spanning: false,
-                #[cfg(feature = "jit")]
+                #[cfg(feature = "compiled")]
                 code: None,
                 #[cfg(feature = "jit")]
                 program: std::ptr::null(),
@@ -448,7 +452,7 @@ mod tests {
     /// a req at once, S6).
     #[test]
     fn runs_of_one_place_share_a_program() {
-        use crate::exec::NoObserver;
+        use crate::exec::{Machine, NoObserver};
         use crate::scenario::ScenarioBuilder;
         let mut s = Stream::new(0, 100, 1, 7).unwrap();
         let r = s.registers(1).unwrap()[0];
@@ -625,7 +629,7 @@ mod tests {
     /// after it, so the run ends with the stencil code made and no
     /// Cranelift code; the answer is the same (acc = 3N, k / 64 + 1
     /// passes).
-    #[cfg(feature = "stencil")]
+    #[cfg(all(feature = "stencil", feature = "jit"))]
     #[test]
     fn the_tiered_variant_moves_a_hot_loop_to_the_stencil_code_first() {
         use crate::exec::NoObserver;
@@ -654,7 +658,7 @@ mod tests {
     /// hot past `stencil_break_even(5)` but stays interpreted, short of
     /// `break_even(5)` (311,296): neither code is made; the answer is the
     /// same (halt 0 at micro-op k, k / 64 + 1 passes).
-    #[cfg(feature = "stencil")]
+    #[cfg(all(feature = "stencil", feature = "jit"))]
     #[test]
     fn the_tiered_variant_skips_the_stencils_for_a_kernel_dense_loop() {
         use crate::exec::NoObserver;

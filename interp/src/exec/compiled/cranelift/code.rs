@@ -17,7 +17,7 @@ use cranelift_module::{Module, default_libcall_names};
 
 use super::compile;
 use super::plan::{self, Plan};
-use crate::exec::compiled::lower::{Compiled, Entry};
+use crate::exec::compiled::entry::{Compiled, Entry};
 use crate::exec::inst::Inst;
 
 /// `Ok` when Cranelift has a backend for this host, else what is missing.
@@ -155,35 +155,11 @@ impl Drop for Code {
     }
 }
 
-/// The function of compiled program `code` that can be entered at `pc`,
-/// if any.
-///
-/// # Safety
-/// `code` is the [`Code::entry`] of a live [`Code`] compiled from the
-/// program `pc` is in (`pc <= op_count`).
-#[inline(always)]
-pub(crate) unsafe fn entry_at(code: Compiled, pc: u32) -> Option<Entry> {
-    // SAFETY: the table has one entry per pc of the program, End included.
-    unsafe { *code.0.add(pc as usize) }
-}
-
-/// Runs compiled region `entry` from micro-op `pc` with `fuel`: the result
-/// `(fuel << 32) | kind | pc` (compile.rs).
-///
-/// # Safety
-/// `entry` is [`entry_at`]`(code, pc)` of a live [`Code`], and `regs`
-/// points at that stream's 16 registers, borrowed by nothing else during
-/// the call.
-#[inline(always)]
-pub(crate) unsafe fn call(entry: Entry, regs: *mut u32, pc: u32, fuel: u32) -> u64 {
-    // SAFETY: the caller's contract; the code touches only `regs[0..16]`.
-    unsafe { entry(regs, pc, fuel) }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::testing::program;
     use super::*;
+    use crate::exec::compiled::entry::{call, entry_at};
+    use crate::exec::compiled::testing::program;
     use crate::ops::Opcode::*;
 
     /// (pc, fuel, kind) of one call of the region entered at `pc`.

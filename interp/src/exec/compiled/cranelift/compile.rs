@@ -26,20 +26,10 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::lowering::{lower, op_index};
 use super::plan::Plan;
+use crate::exec::compiled::entry::{GO, SHORT};
 use crate::exec::compiled::lower::{Cmp, Emit, Lowered};
 use crate::exec::inst::{HEAD, Inst};
 use crate::format::REGISTERS;
-
-/// The kind bit that says the fuel does not cover the block at `pc`: the
-/// interpreter runs the rest of the turn.
-pub(crate) const SHORT: u64 = 1 << 31;
-
-/// The kind bit that says control goes on at `pc`, an entry of another
-/// region: the loop enters that region's function.
-pub(crate) const GO: u64 = 1 << 30;
-
-/// The bits of the result that hold the pc (at most 65,535: S1's limit).
-pub(crate) const PC_MASK: u64 = (1 << 30) - 1;
 
 /// The Cranelift side of [`Emit`]: the function being built, positioned at
 /// the micro-op `pc`.

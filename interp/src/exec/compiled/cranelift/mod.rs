@@ -21,44 +21,5 @@ mod lowering;
 mod plan;
 pub(crate) mod run;
 
-pub(crate) use code::{Code, available, call, entry_at};
-pub(crate) use compile::{GO, PC_MASK, SHORT};
+pub(crate) use code::{Code, available};
 pub(crate) use plan::REGION;
-
-/// What the compiled tier's tests share: a checked and decoded program.
-#[cfg(all(test, feature = "stencil"))]
-pub(crate) use testing::program as testing_program;
-
-#[cfg(test)]
-mod testing {
-    use crate::check::CheckedUpload;
-    use crate::exec::decode::Program;
-    use crate::format::{Header, MicroOp, Upload};
-    use crate::ops::Opcode;
-
-    /// The decoded program of `ops`: (opcode, a, b, c, imm) each.
-    pub(crate) fn program(ops: &[(Opcode, u8, u8, u8, u32)]) -> Program {
-        let upload = Upload {
-            header: Header {
-                max_steps: 1000,
-                deadline_us: 0,
-                req: 1,
-                seed: 1,
-            },
-            ops: ops
-                .iter()
-                .map(|&(code, a, b, c, imm)| MicroOp {
-                    op: code as u8,
-                    a,
-                    b,
-                    c,
-                    imm,
-                })
-                .collect(),
-            templates: vec![],
-        };
-        let data = upload.encode();
-        let checked = CheckedUpload::new(&data, data.len() as u64).expect("a valid upload");
-        Program::decode(&checked)
-    }
-}

@@ -17,7 +17,7 @@
 //!   the turn runs in the interpreter, so the turn still ends after exactly
 //!   the micro-op S17 says. A turn that begins anywhere else (where the last
 //!   one's fuel ran out) runs in the interpreter up to an entry
-//!   (compiled/cranelift/run.rs).
+//!   (compiled/run.rs).
 //! - **Charges**: a block is charged whole where control enters it, from
 //!   that pc to its end ([`Plan::rem`]), as the interpreter's head handler
 //!   charges it; a micro-op left to the interpreter gives its part back.
@@ -251,8 +251,8 @@ fn cut(n: u32, head: &dyn Fn(usize) -> bool, cross: &[i32], region: u32) -> Vec<
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::program;
     use super::*;
+    use crate::exec::compiled::testing::program;
     use crate::ops::Opcode::*;
 
     /// The pcs where `flags` is set.

@@ -5,8 +5,8 @@
 //! pc, fuel counts and where control goes next. A stencil whose last
 //! instruction is a jump to the next one is copied without it.
 //!
-//! The code speaks the Cranelift tier's protocol (`Entry`, `Compiled`,
-//! cranelift/compile.rs): the same loop runs it (cranelift/run.rs). A block's
+//! The code speaks the compiled tiers' protocol (compiled/entry.rs): the
+//! loop that runs Cranelift's code runs it (compiled/run.rs). A block's
 //! head charges the block's fuel or leaves `SHORT`; a micro-op the
 //! interpreter runs (one that reads or changes the kernel, MOD by zero,
 //! `End`) leaves with its pc and the fuel of the rest of its block given
@@ -16,7 +16,7 @@
 mod memory;
 pub(crate) mod run;
 
-use crate::exec::compiled::lower::{Compiled, Entry};
+use crate::exec::compiled::entry::{Compiled, Entry};
 use crate::exec::inst::{HEAD, Inst, len_in_imm};
 use crate::exec::step::SHAPES;
 use crate::ops::Opcode;
@@ -93,6 +93,7 @@ pub(crate) fn available() -> Result<(), String> {
 /// kernel-dense program slower in stencil code than in the tail variant
 /// (submit_heavy, a third of whose micro-ops are the kernel's, 1.5× its
 /// first answer); the ALU loops have one in nine or fewer (J10).
+#[cfg(feature = "jit")]
 pub(crate) fn pays(insts: &[Inst]) -> bool {
     let Some(s) = STENCILS.as_ref() else {
         return false;
@@ -144,6 +145,16 @@ impl Code {
     pub(crate) fn entry(&self) -> Compiled {
         Compiled(self.entries.as_ptr())
     }
+}
+
+/// The code `Code::compile` would map for `insts`, before it is mapped
+/// (every jump a displacement inside it), and the offset where each pc's
+/// code starts (`kmst explain FILE --dispatch stencil`).
+pub(crate) fn listing(insts: &[Inst]) -> Result<(Vec<u8>, Vec<usize>), String> {
+    available()?;
+    let s = STENCILS.as_ref().expect("available");
+    let (bytes, starts, _) = emit(s, insts);
+    Ok((bytes, starts))
 }
 
 /// The stencil of micro-op `op` (`None`: `End`); `interpret` for one the

@@ -1,4 +1,4 @@
-//! The `stencil` variant's loop: the compiled tier's (cranelift/run.rs)
+//! The `stencil` variant's loop: the compiled tiers' (compiled/run.rs)
 //! over this tier's code, which the turn put in the `Ctx`
 //! (machine/turn.rs). Its own entry, so that a test can tell the variants'
 //! loops apart.
@@ -9,15 +9,14 @@ use crate::exec::observer::Observer;
 
 loop_entry! {
     "stencil";
-    /// Runs from `ip` until an exit: the compiled tier's loop
-    /// (cranelift/run.rs) over this tier's code, which the turn put in
-    /// the `Ctx` (machine/turn.rs).
+    /// Runs from `ip` until an exit: the compiled tiers' loop over this
+    /// tier's code.
     ///
     /// # Safety
-    /// As `cranelift::run::run`, the `Ctx`'s code this program's stencil code.
+    /// As `compiled::run::run`, the `Ctx`'s code this program's stencil code.
     #[inline(never)]
     fn run<O: Observer>(ip, regs, ctx, fuel) {
         // SAFETY: the caller's contract.
-        unsafe { crate::exec::compiled::cranelift::run::run::<O>(ip, regs, ctx, fuel) }
+        unsafe { crate::exec::compiled::run::run::<O>(ip, regs, ctx, fuel) }
     }
 }

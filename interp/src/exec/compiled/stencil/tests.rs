@@ -2,8 +2,7 @@
 //! answers as the interpreter on programs of every shape.
 
 use super::*;
-use crate::exec::compiled::cranelift::{PC_MASK, SHORT};
-use crate::exec::compiled::lower::Entry;
+use crate::exec::compiled::entry::{Entry, PC_MASK, SHORT};
 
 /// Runs the code of `insts` from block head `pc` with `fuel`: (pc, fuel,
 /// short) of its exit.
@@ -60,7 +59,7 @@ fn the_stencils_have_their_micro_ops_holes() {
 /// of HALT given back. Values by hand: r3 = 12, r4 = 144.
 #[test]
 fn a_block_runs_and_leaves_at_halt() {
-    use crate::exec::compiled::cranelift::testing_program as program;
+    use crate::exec::compiled::testing::program;
     use crate::ops::Opcode::*;
     if available().is_err() {
         return;
@@ -124,7 +123,7 @@ fn the_stencil_variant_makes_and_runs_its_code() {
 /// ... + 9 = 45. The code leaves at HALT, after 1 + 10 * 3 micro-ops.
 #[test]
 fn a_loop_runs_in_the_code() {
-    use crate::exec::compiled::cranelift::testing_program as program;
+    use crate::exec::compiled::testing::program;
     use crate::ops::Opcode::*;
     if available().is_err() {
         return;
@@ -152,7 +151,7 @@ fn a_loop_runs_in_the_code() {
 /// at pc 1 with 6 + 3 = 9.
 #[test]
 fn a_micro_op_for_the_interpreter_gives_back_the_rest_of_its_block() {
-    use crate::exec::compiled::cranelift::testing_program as program;
+    use crate::exec::compiled::testing::program;
     use crate::ops::Opcode::*;
     if available().is_err() {
         return;
@@ -185,7 +184,7 @@ fn a_micro_op_for_the_interpreter_gives_back_the_rest_of_its_block() {
 /// back its own unit (MOD ends its block).
 #[test]
 fn mod_goes_on_or_leaves_on_a_zero_divisor() {
-    use crate::exec::compiled::cranelift::testing_program as program;
+    use crate::exec::compiled::testing::program;
     use crate::ops::Opcode::*;
     if available().is_err() {
         return;
