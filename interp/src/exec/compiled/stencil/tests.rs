@@ -146,9 +146,9 @@ fn a_loop_runs_in_the_code() {
 
 /// RESULT inside a block leaves for the interpreter (it reads the kernel,
 /// S18) and gives back its own unit and the rest of the block's, which the
-/// head charged: SET r1, 1; RESULT r2; ADD r3, r1, r1; HALT r3 is one block
-/// of 4 (HALT ends it). From 10 units: 4 charged, SET runs, RESULT leaves
-/// at pc 1 with 6 + 3 = 9.
+/// head charged: SET r1, 1; RESULT r2; ADD r3, r1, r1; ADD r4, r3, r3;
+/// HALT r3 is one block of 5 (HALT ends it). From 10 units: 5 charged, SET
+/// runs, RESULT leaves at pc 1 with 5 + 4 = 9.
 #[test]
 fn a_micro_op_for_the_interpreter_gives_back_the_rest_of_its_block() {
     use crate::exec::compiled::testing::program;
@@ -160,6 +160,7 @@ fn a_micro_op_for_the_interpreter_gives_back_the_rest_of_its_block() {
         (Set, 1, 0, 0, 1),
         (ReadResult, 2, 0, 0, 0),
         (Add, 3, 1, 1, 0),
+        (Add, 4, 3, 3, 0),
         (Halt, 3, 0, 0, 0),
     ]);
     let code = Code::compile(&p.insts).expect("stencils");
@@ -167,14 +168,47 @@ fn a_micro_op_for_the_interpreter_gives_back_the_rest_of_its_block() {
     assert_eq!(call(&code, &mut regs, 0, 10), (1, 9, false));
     assert_eq!((regs[1], regs[3]), (1, 0), "SET ran, ADD did not");
     // Once the interpreter has run RESULT (9 - 1 = 8 units left), the code
-    // is entered again right after it (J12): the rest of the block, ADD
-    // and HALT, charged (8 - 2 = 6), ADD runs (r3 = 1 + 1), HALT leaves
-    // at pc 3 with its own unit given back (7).
+    // is entered again right after it (J12): the rest of the block, two
+    // ADDs and HALT, charged (8 - 3 = 5), the ADDs run (r3 = 1 + 1, r4 =
+    // 2 + 2), HALT leaves at pc 4 with its own unit given back (6).
     assert!(code.entries[2].is_some() && code.entries[3].is_none());
-    assert_eq!(call(&code, &mut regs, 2, 8), (3, 7, false));
-    assert_eq!(regs[3], 2);
-    // With less fuel than the rest of the block, the entry leaves short.
-    assert_eq!(call(&code, &mut regs, 2, 1), (2, 1, true));
+    assert_eq!(call(&code, &mut regs, 2, 8), (4, 6, false));
+    assert_eq!((regs[3], regs[4]), (2, 4));
+    // With less fuel than the rest of the block (2 < 3), the entry leaves
+    // short, at its pc, with the fuel untouched.
+    assert_eq!(call(&code, &mut regs, 2, 2), (2, 2, true));
+}
+
+/// The stencil code pays for a program at most one in five of whose
+/// micro-ops the interpreter runs (J10), counted without `End`: SET,
+/// ADDI ×4, HALT (1 of 6) pays; 8 ADDIs and 2 TIMEs (2 of 10, one in
+/// five) pays; 7 ADDIs and 3 TIMEs (3 of 10) does not; 20 ADDIs and 10
+/// TIMEs (10 of 30) does not.
+#[cfg(feature = "jit")]
+#[test]
+fn the_stencils_pay_for_one_kernel_micro_op_in_five_at_most() {
+    use crate::exec::compiled::testing::program;
+    use crate::ops::Opcode::{self, *};
+    if available().is_err() {
+        return;
+    }
+    let of = |kernel: usize, straight: usize| {
+        let mut ops: Vec<(Opcode, u8, u8, u8, u32)> = vec![(Addi, 1, 1, 0, 1); straight];
+        ops.extend(std::iter::repeat_n((Time, 2, 0, 0, 0), kernel));
+        pays(&program(&ops).insts)
+    };
+    let halted = program(&[
+        (Set, 1, 0, 0, 1),
+        (Addi, 1, 1, 0, 1),
+        (Addi, 1, 1, 0, 1),
+        (Addi, 1, 1, 0, 1),
+        (Addi, 1, 1, 0, 1),
+        (Halt, 1, 0, 0, 0),
+    ]);
+    assert!(pays(&halted.insts));
+    assert!(of(2, 8));
+    assert!(!of(3, 7));
+    assert!(!of(10, 20));
 }
 
 /// MOD leaves for the interpreter on a zero divisor only (S14's reason 7
