@@ -493,6 +493,20 @@ mod tests {
         assert!(e.to_string().contains("`jit`"), "{e}");
     }
 
+    /// `SET r1, 10; top: ADDI r0, r0, 1; JLT r0, r1, top; HALT r0`, the
+    /// compiled tiers' tests' upload.
+    #[cfg(any(feature = "jit", feature = "stencil"))]
+    fn small_loop() -> Vec<u8> {
+        let mut s = crate::builder::Stream::new(0, 1_000, 1, 7).unwrap();
+        let r = s.registers(2).unwrap();
+        s.set(r[1], 10).unwrap();
+        let top = s.label();
+        s.addi(r[0], r[0], 1).unwrap();
+        s.jlt(r[0], r[1], top);
+        s.halt(r[0]);
+        s.encode().unwrap()
+    }
+
     /// The stencil code of a small loop, `SET r1, 10; top: ADDI r0, r0, 1;
     /// JLT r0, r1, top; HALT r0`: a start for each pc and `End`, in order,
     /// and the JLT's stencil (no head: it does not start a block) jumping
@@ -504,14 +518,7 @@ mod tests {
         if crate::exec::compiled::stencil::available().is_err() {
             return;
         }
-        let mut s = crate::builder::Stream::new(0, 1_000, 1, 7).unwrap();
-        let r = s.registers(2).unwrap();
-        s.set(r[1], 10).unwrap();
-        let top = s.label();
-        s.addi(r[0], r[0], 1).unwrap();
-        s.jlt(r[0], r[1], top);
-        s.halt(r[0]);
-        let upload = s.encode().unwrap();
+        let upload = small_loop();
         let st = stenciled(&upload).unwrap();
         assert_eq!(st.starts.len(), 5);
         assert!(st.starts.windows(2).all(|w| w[0] < w[1]));
@@ -533,14 +540,7 @@ mod tests {
         if crate::exec::compiled::cranelift::available().is_err() {
             return;
         }
-        let mut s = crate::builder::Stream::new(0, 1_000, 1, 7).unwrap();
-        let r = s.registers(2).unwrap();
-        s.set(r[1], 10).unwrap();
-        let top = s.label();
-        s.addi(r[0], r[0], 1).unwrap();
-        s.jlt(r[0], r[1], top);
-        s.halt(r[0]);
-        let upload = s.encode().unwrap();
+        let upload = small_loop();
         let regions = compiled(&upload).unwrap();
         assert_eq!(regions.len(), 1);
         assert_eq!(regions[0].pcs.start, 0);
