@@ -43,10 +43,13 @@ pub(crate) mod decode;
 pub mod dispatch;
 // L5, the machine: streams, turns, passes, the host phase:
 pub mod machine;
+// L6, a run paused, saved and resumed:
+pub mod resume;
 
 pub use dispatch::{Dispatch, UnknownDispatch};
 pub use machine::{Machine, Prepared};
 pub use observer::{NoObserver, Observer, TurnEnd};
+pub use resume::{Answer, Resumable, SnapshotError, State, Until};
 
 use crate::types::{Params, Scenario, ScenarioResult, SimResult};
 

@@ -35,6 +35,7 @@ mod models;
 mod place;
 mod queue;
 mod records;
+mod restore;
 mod slot;
 mod slots;
 mod state;
@@ -44,7 +45,9 @@ pub(crate) mod template;
 mod tests;
 
 pub(crate) use admit::Refusal;
-pub(crate) use queue::QUEUE_CAP;
+pub(crate) use queue::{Job, QUEUE_CAP};
+pub(crate) use restore::Restore;
+pub(crate) use slot::Slot;
 
 pub(crate) use state::{HOST, Kernel, MAX_STREAMS};
 pub(crate) use stream::{Life, Stream, StreamEnd, StreamMeta, Waiting};

@@ -46,6 +46,26 @@ impl Delays {
         }
     }
 
+    /// The next command's `sequence % modulo` (0 for a table, a closure
+    /// or a fixed delay): the model's position, which a snapshot keeps.
+    pub(super) fn position(&self) -> u64 {
+        self.at
+    }
+
+    /// The model at position `at`, as [`Delays::position`] gave it; false
+    /// (and unchanged) when `at` is not a position of this model.
+    pub(super) fn set_position(&mut self, at: u64) -> bool {
+        let fits = if self.general {
+            at == 0
+        } else {
+            at < self.modulo
+        };
+        if fits {
+            self.at = at;
+        }
+        fits
+    }
+
     /// The delay of the next command in sequence order plus one:
     /// `u64::MAX` for never. `record` is that command's, for a table or a
     /// closure, evaluated out of line when `COLD` (see [`Cold`]).

@@ -303,6 +303,33 @@ impl Queue {
         }
     }
 
+    /// The waiting jobs in queue order, each with how often it has been
+    /// overtaken (S20): what a snapshot keeps of the queue (restore.rs).
+    pub(super) fn waiting(&self) -> impl Iterator<Item = (Job, u64)> + '_ {
+        (0..self.len).filter_map(move |pos| {
+            let entry = self.entry(pos);
+            self.job(pos).map(|job| (*job, self.overtaken(entry, pos)))
+        })
+    }
+
+    /// A queue holding `jobs` in this order, each overtaken as often as it
+    /// says (at most 2^40 times, checked by the caller), as
+    /// [`Queue::waiting`] gave them.
+    pub(super) fn restored(jobs: &[(Job, u64)]) -> Queue {
+        debug_assert!(jobs.len() <= QUEUE_CAP);
+        let mut q = Queue::new();
+        // A count of placements far from 0, so that a base (placements
+        // before the job's place, less its overtakes) never goes below 0.
+        q.placed = 1 << 41;
+        q.placed_before = q.placed;
+        for (pos, &(job, overtaken)) in jobs.iter().enumerate() {
+            q.push(job);
+            let at = entry_slab(q.entry(pos));
+            q.base[at] = q.placed + pos as u64 - overtaken;
+        }
+        q
+    }
+
     /// Drops every job of `owner`; returns how many.
     pub(super) fn drop_owner(&mut self, owner: u16) -> u32 {
         let mut kept = 0;

@@ -65,12 +65,13 @@ pub(super) fn is_quick(kernel: &Kernel, q: u64, max_passes: u64, host_at: u64) -
 pub(super) fn next_pass_is_quick(
     kernel: &Kernel,
     params: &Params,
+    limit: u64,
     cancel: Option<u64>,
     host: &Host,
     s: &StreamMeta,
 ) -> bool {
     let p = kernel.pass;
-    is_quick(kernel, p + 1, params.max_passes, host_at(host, cancel, p))
+    is_quick(kernel, p + 1, limit, host_at(host, cancel, p))
         && u64::from(s.max_steps - s.steps) >= 2 * u64::from(params.turn_budget)
 }
 
@@ -82,6 +83,7 @@ pub(super) fn next_pass_is_quick(
 pub(super) fn quick_span(
     kernel: &Kernel,
     params: &Params,
+    limit: u64,
     cancel: Option<u64>,
     host: &Host,
     s: &StreamMeta,
@@ -91,7 +93,7 @@ pub(super) fn quick_span(
     if kernel.queue.len() != 0 || budget == 0 {
         return 0;
     }
-    let end = quick_end(kernel, params.max_passes, host_at(host, cancel, p));
+    let end = quick_end(kernel, limit, host_at(host, cancel, p));
     let by_passes = end.saturating_sub(p + 1);
     // ...and while the steps left before its turn are at least two
     // budgets: (k + 1) budgets in all, counting this turn's.
@@ -149,8 +151,18 @@ mod tests {
         let k = kernel(&params);
         let host = Host::none();
         let s = stream(0, 1_000_000);
-        assert!(next_pass_is_quick(&k, &params, None, &host, &s));
-        assert_eq!(quick_span(&k, &params, None, &host, &s), 4);
+        assert!(next_pass_is_quick(
+            &k,
+            &params,
+            params.max_passes,
+            None,
+            &host,
+            &s
+        ));
+        assert_eq!(
+            quick_span(&k, &params, params.max_passes, None, &host, &s),
+            4
+        );
         for (q, quick) in [(6, true), (9, true), (10, false), (11, false)] {
             let at = host_at(&host, None, 5);
             assert_eq!(is_quick(&k, q, params.max_passes, at), quick, "pass {q}");
@@ -165,16 +177,32 @@ mod tests {
         let k = kernel(&params);
         let host = Host::none();
         let s = stream(0, 1_000_000);
-        assert_eq!(quick_span(&k, &params, Some(8), &host, &s), 2);
-        assert!(!next_pass_is_quick(&k, &params, Some(6), &host, &s));
-        assert_eq!(quick_span(&k, &params, Some(6), &host, &s), 0);
-        assert_eq!(quick_span(&k, &params, Some(5), &host, &s), 4);
+        assert_eq!(
+            quick_span(&k, &params, params.max_passes, Some(8), &host, &s),
+            2
+        );
+        assert!(!next_pass_is_quick(
+            &k,
+            &params,
+            params.max_passes,
+            Some(6),
+            &host,
+            &s
+        ));
+        assert_eq!(
+            quick_span(&k, &params, params.max_passes, Some(6), &host, &s),
+            0
+        );
+        assert_eq!(
+            quick_span(&k, &params, params.max_passes, Some(5), &host, &s),
+            4
+        );
         let short = Params {
             max_passes: 8,
             ..Params::default()
         };
         let k = kernel(&short);
-        assert_eq!(quick_span(&k, &short, None, &host, &s), 2);
+        assert_eq!(quick_span(&k, &short, short.max_passes, None, &host, &s), 2);
         assert!(!is_quick(&k, 8, short.max_passes, u64::MAX));
     }
 
@@ -186,8 +214,18 @@ mod tests {
         k.host_enqueue(1, 1, [0; 10], 0).unwrap();
         let host = Host::none();
         let s = stream(0, 1_000_000);
-        assert!(!next_pass_is_quick(&k, &params, None, &host, &s));
-        assert_eq!(quick_span(&k, &params, None, &host, &s), 0);
+        assert!(!next_pass_is_quick(
+            &k,
+            &params,
+            params.max_passes,
+            None,
+            &host,
+            &s
+        ));
+        assert_eq!(
+            quick_span(&k, &params, params.max_passes, None, &host, &s),
+            0
+        );
         assert!(!is_quick(&k, 6, params.max_passes, u64::MAX));
     }
 
@@ -199,18 +237,40 @@ mod tests {
         let params = Params::default();
         let k = kernel(&params);
         let host = Host::none();
-        assert_eq!(quick_span(&k, &params, None, &host, &stream(800, 1_000)), 2);
+        assert_eq!(
+            quick_span(
+                &k,
+                &params,
+                params.max_passes,
+                None,
+                &host,
+                &stream(800, 1_000)
+            ),
+            2
+        );
         assert!(next_pass_is_quick(
             &k,
             &params,
+            params.max_passes,
             None,
             &host,
             &stream(800, 1_000)
         ));
-        assert_eq!(quick_span(&k, &params, None, &host, &stream(873, 1_000)), 0);
+        assert_eq!(
+            quick_span(
+                &k,
+                &params,
+                params.max_passes,
+                None,
+                &host,
+                &stream(873, 1_000)
+            ),
+            0
+        );
         assert!(!next_pass_is_quick(
             &k,
             &params,
+            params.max_passes,
             None,
             &host,
             &stream(873, 1_000)

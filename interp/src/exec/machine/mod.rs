@@ -22,10 +22,12 @@ mod host;
 mod host_phase;
 mod passes;
 mod prepared;
+mod restore;
 mod streams;
 mod turn;
 
 pub use prepared::Prepared;
+pub(crate) use restore::Parts;
 
 use smallvec::SmallVec;
 
@@ -45,11 +47,11 @@ use crate::types::{
 
 /// A run of the fast kernel, set up and ready (or finished).
 pub struct Machine {
-    params: Params,
+    pub(super) params: Params,
     /// One stream: the check's error when it rejected the upload (P1).
-    check: Option<StreamError>,
+    pub(super) check: Option<StreamError>,
     /// One stream: the pass of the host's cancel (S15).
-    cancel_pass: Option<u64>,
+    pub(super) cancel_pass: Option<u64>,
     /// The decoded programs: the one stream's, or one per RUN the check accepts.
     pub(super) programs: SmallVec<[Program; 1]>,
     pub(super) kernel: Kernel,
@@ -61,10 +63,14 @@ pub struct Machine {
     pub(super) n_active: usize,
     /// The host commands of a scenario (none for one stream).
     pub(super) host: Host,
-    /// True once the passes have run (a second `run` does nothing).
-    ran: bool,
+    /// The pass the run goes on from: 0 before the first, `None` once the
+    /// run is over (a second `run` does nothing).
+    pub(super) resume_at: Option<u64>,
+    /// The pass this piece of the run stops before: `max_passes` for a
+    /// whole run, an earlier pass for a paused one (docs/pause.md).
+    pub(super) limit: u64,
     /// Whether there is anything to run (a rejected one-stream upload has not).
-    runnable: bool,
+    pub(super) runnable: bool,
 }
 
 impl Machine {
@@ -84,7 +90,8 @@ impl Machine {
             active: [0; MAX_STREAMS],
             n_active: 0,
             host,
-            ran: false,
+            resume_at: Some(0),
+            limit: params.max_passes,
             runnable: true,
         }
     }
@@ -220,72 +227,170 @@ impl Machine {
     /// Runs the passes with the given fast variant, calling `obs`'s hooks.
     /// A machine runs once; calling `run` again does nothing.
     pub fn run<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
+        self.run_piece::<O, false>(dispatch, obs, u64::MAX);
+    }
+
+    /// Runs the passes from where the run stands up to pass `stop` (not
+    /// run), or with `EVENT` to the end of the first pass that posts an
+    /// event, whichever comes first; the run stops at a pass boundary
+    /// ([`Machine::resume_at`]). `EVENT` is a parameter so that a run
+    /// that does not ask pays nothing for the test.
+    pub(crate) fn run_piece<O: Observer, const EVENT: bool>(
+        &mut self,
+        dispatch: Dispatch,
+        obs: &mut O,
+        stop: u64,
+    ) {
         self.prepare::<O>(dispatch);
-        if self.runnable && !self.ran {
-            self.ran = true;
-            self.passes(dispatch, obs);
+        let Some(from) = self.resume_at else { return };
+        if !self.runnable {
+            self.resume_at = None;
+            return;
         }
+        self.limit = stop.min(self.params.max_passes);
+        self.resume_at = self.passes::<O, EVENT>(from, dispatch, obs);
+    }
+
+    /// The pass the run goes on from, `None` once it is over (finished,
+    /// stopped by a late command, or at `max_passes`).
+    pub fn resume_at(&self) -> Option<u64> {
+        self.resume_at
     }
 
     /// The answer of a one-stream run (S24).
     pub fn into_result(self) -> SimResult {
-        let end = self.streams.first().map(|s| s.end).unwrap_or_default();
-        let (status, error) = match (self.check, self.streams.first()) {
-            // No pass ran (max_passes 0, out of range): no event, no error.
-            (Some(_), _) if self.params.max_passes == 0 => (Status::Stuck, None),
-            (Some(e), _) => (Status::Error, Some(e)),
-            (None, Some(s)) => (status_of(s.meta.life), end.error),
-            (None, None) => (Status::Stuck, None),
-        };
-        let passes = self.kernel.events.last().map_or(0, |e| e.pass_index + 1);
-        SimResult {
-            params: self.params,
-            check: self.check,
-            commands: self.kernel.commands,
-            events: self.kernel.events,
-            status,
-            passes,
-            error,
-            halt: end.halt,
-            stopped: self.kernel.stopped,
-        }
+        let k = self.kernel;
+        one_result(
+            &self.params,
+            self.check,
+            &self.streams,
+            k.commands,
+            k.events,
+            k.stopped,
+        )
+    }
+
+    /// The answer of a one-stream run as it stands: a paused run's
+    /// stream, still active, is stuck (S16).
+    pub fn result_so_far(&self) -> SimResult {
+        let k = &self.kernel;
+        let (commands, events) = (k.commands.clone(), k.events.clone());
+        one_result(
+            &self.params,
+            self.check,
+            &self.streams,
+            commands,
+            events,
+            k.stopped,
+        )
     }
 
     /// The answer of a scenario (S36).
     pub fn into_scenario_result(self) -> ScenarioResult {
-        let streams = self
-            .streams
-            .iter()
-            .map(|Stream { meta: s, end, .. }| StreamOutcome {
-                req: s.req,
-                offset: end.offset,
-                length: end.length,
-                pass: end.pass,
-                status: status_of(s.life),
-                error: end.error,
-                halt: end.halt,
-            })
-            .collect();
-        let passes = self.kernel.events.last().map_or(0, |e| e.pass_index + 1);
-        let commands = self
-            .kernel
-            .commands
-            .into_iter()
-            .zip(self.kernel.owners)
-            .map(|(command, owner)| ScenarioCommand {
-                command,
-                stream: (owner != kernel::HOST).then_some(usize::from(owner)),
-            })
-            .collect();
-        ScenarioResult {
-            params: self.params,
-            streams,
-            host: self.host.into_outcomes(),
-            commands,
-            events: self.kernel.events,
-            stopped: self.kernel.stopped,
-            passes,
-        }
+        let k = self.kernel;
+        let outcomes = self.host.into_outcomes();
+        scenario_result(
+            self.params,
+            &self.streams,
+            outcomes,
+            k.commands,
+            k.owners,
+            k.events,
+            k.stopped,
+        )
+    }
+
+    /// The answer of a scenario as it stands (S35: a stream still active
+    /// is stuck, a host command not yet taken is waiting).
+    pub fn scenario_result_so_far(&self) -> ScenarioResult {
+        let k = &self.kernel;
+        scenario_result(
+            self.params.clone(),
+            &self.streams,
+            self.host.outcomes.clone(),
+            k.commands.clone(),
+            k.owners.clone(),
+            k.events.clone(),
+            k.stopped,
+        )
+    }
+
+    /// Whether the machine runs a scenario (else one stream).
+    pub(crate) fn is_scenario(&self) -> bool {
+        self.kernel.record_owners
+    }
+}
+
+/// The answer of a one-stream run (S24) from its parts.
+fn one_result(
+    params: &Params,
+    check: Option<StreamError>,
+    streams: &[Stream],
+    commands: Vec<crate::types::SubmittedCommand>,
+    events: Vec<crate::types::Event>,
+    stopped: bool,
+) -> SimResult {
+    let end = streams.first().map(|s| s.end).unwrap_or_default();
+    let (status, error) = match (check, streams.first()) {
+        // No pass ran (max_passes 0, out of range): no event, no error.
+        (Some(_), _) if params.max_passes == 0 => (Status::Stuck, None),
+        (Some(e), _) => (Status::Error, Some(e)),
+        (None, Some(s)) => (status_of(s.meta.life), end.error),
+        (None, None) => (Status::Stuck, None),
+    };
+    let passes = events.last().map_or(0, |e| e.pass_index + 1);
+    SimResult {
+        params: params.clone(),
+        check,
+        commands,
+        events,
+        status,
+        passes,
+        error,
+        halt: end.halt,
+        stopped,
+    }
+}
+
+/// The answer of a scenario (S36) from its parts.
+fn scenario_result(
+    params: Params,
+    streams: &[Stream],
+    host: Vec<crate::types::HostOutcome>,
+    commands: Vec<crate::types::SubmittedCommand>,
+    owners: Vec<u16>,
+    events: Vec<crate::types::Event>,
+    stopped: bool,
+) -> ScenarioResult {
+    let streams = streams
+        .iter()
+        .map(|Stream { meta: s, end, .. }| StreamOutcome {
+            req: s.req,
+            offset: end.offset,
+            length: end.length,
+            pass: end.pass,
+            status: status_of(s.life),
+            error: end.error,
+            halt: end.halt,
+        })
+        .collect();
+    let passes = events.last().map_or(0, |e| e.pass_index + 1);
+    let commands = commands
+        .into_iter()
+        .zip(owners)
+        .map(|(command, owner)| ScenarioCommand {
+            command,
+            stream: (owner != kernel::HOST).then_some(usize::from(owner)),
+        })
+        .collect();
+    ScenarioResult {
+        params,
+        streams,
+        host,
+        commands,
+        events,
+        stopped,
+        passes,
     }
 }
 

@@ -28,19 +28,34 @@ impl Machine {
             && self.host.done()
     }
 
-    /// The passes 0 .. max_passes (S16, S35).
-    pub(super) fn passes<O: Observer>(&mut self, dispatch: Dispatch, obs: &mut O) {
-        let max_passes = self.params.max_passes;
+    /// The passes `from` .. `limit` (S16, S35); `limit` is `max_passes`
+    /// but in a paused run (docs/pause.md). Gives the pass the run stopped
+    /// before, or `None` when it is over. With `EVENT`, it stops after the
+    /// first pass that posts an event.
+    pub(super) fn passes<O: Observer, const EVENT: bool>(
+        &mut self,
+        from: u64,
+        dispatch: Dispatch,
+        obs: &mut O,
+    ) -> Option<u64> {
+        // The bound of the loop, the quick passes and the idle skip.
+        let max_passes = self.limit;
+        let events = self.kernel.events.len();
         let cancel = self.cancel_pass;
         // The first pass whose host-command phase has anything to do: the
         // next host command due, or the cancel pass (`u64::MAX`: none).
         // Only the host phase changes it, so it is found again only there.
         let mut host_at = self.host.next_due().min(cancel.unwrap_or(u64::MAX));
         let mut turns = Turns::<O>::new();
-        let mut p = 0u64;
-        // The last turn of the (one) active stream ended by its budget.
+        let mut p = from;
+        // The last turn of the (one) active stream ended by its budget (a
+        // resumed run takes the full path first: the quick one is a
+        // shortcut of it).
         let mut budget_ended = false;
         while p < max_passes {
+            if EVENT && self.kernel.events.len() > events {
+                break;
+            }
             self.kernel.pass = p;
             // The sweep being due fails the test most often: it comes first
             // (is_quick's first test; decisions.md D17).
@@ -68,7 +83,7 @@ impl Machine {
                     self.kernel.queue.len() as u32,
                 );
                 if self.finished() {
-                    return;
+                    return None;
                 }
                 // Even if this pass was idle (the turn stopped at once at a
                 // wait), the next one takes the full path, which finds it
@@ -88,7 +103,7 @@ impl Machine {
                     self.kernel.busy.count_ones(),
                     self.kernel.queue.len() as u32,
                 );
-                return;
+                return None;
             }
             // 3: host commands: a scenario's (S26), or the one stream's cancel (S15).
             let mut moved = false;
@@ -119,10 +134,14 @@ impl Machine {
                     continue;
                 }
             } else if self.finished() {
-                return;
+                return None;
             } else if moved {
                 p += 1;
                 continue;
+            }
+            if EVENT && self.kernel.events.len() > events {
+                p += 1;
+                break;
             }
             // Idle: jump to the next pass where the sweep, the deadlines or
             // the host can change something (machine/mod.rs, "Idle passes
@@ -146,5 +165,7 @@ impl Machine {
             }
             p = next;
         }
+        self.kernel.pass = p;
+        (p < self.params.max_passes).then_some(p)
     }
 }

@@ -98,6 +98,7 @@ impl Machine {
             span = budget::quick_span(
                 &self.kernel,
                 &self.params,
+                self.limit,
                 self.cancel_pass,
                 &self.host,
                 &stream.meta,
@@ -147,6 +148,7 @@ impl Machine {
                 && budget::next_pass_is_quick(
                     &self.kernel,
                     &self.params,
+                    self.limit,
                     self.cancel_pass,
                     &self.host,
                     &stream.meta,
@@ -172,6 +174,7 @@ impl Machine {
                 span = budget::quick_span(
                     &self.kernel,
                     &self.params,
+                    self.limit,
                     self.cancel_pass,
                     &self.host,
                     &stream.meta,

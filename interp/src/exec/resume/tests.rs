@@ -1,0 +1,216 @@
+//! Snapshots refused, and where a run stops. Each bad snapshot is one
+//! clear [`SnapshotError`]: never a panic, never a machine that runs out
+//! of range.
+
+use super::snapshot::{self, VERSION};
+use super::*;
+use crate::builder::Stream;
+use crate::types::{Delay, kind};
+
+/// `n` rounds of a SUBMIT (delay 3) and an EVENT of the round, then WAIT
+/// 0 and HALT: events in passes the test can work out.
+fn rounds(n: i64) -> Vec<u8> {
+    let mut s = Stream::new(0, 10_000, 1, 5).unwrap();
+    let i = s.registers(1).unwrap()[0];
+    s.set(i, n).unwrap();
+    let top = s.label();
+    s.submit(2, (0.into(), 4.into()), &[i.into()], false, false)
+        .unwrap();
+    s.wait(0).unwrap();
+    s.event(i);
+    s.addi(i, i, -1).unwrap();
+    s.jnz(i, top);
+    s.halt(i);
+    s.encode().unwrap()
+}
+
+fn params() -> Params {
+    Params {
+        delay: Delay::Fixed(3),
+        ..Params::default()
+    }
+}
+
+/// A run stopped before pass 5 of `rounds(3)`.
+fn paused() -> Resumable {
+    let mut r = Resumable::new(&rounds(3), &params());
+    assert_eq!(r.run(Dispatch::default(), Until::Pass(5)), Some(5));
+    r
+}
+
+/// The submit of round k is in pass 4k (S12: acknowledged in the sweep of
+/// pass 4k + 4, after a delay of 3), its WAIT and EVENT in pass 4k + 4:
+/// each `Until::Event` stops before the pass after an event.
+#[test]
+fn until_an_event_stops_after_its_pass() {
+    let mut r = Resumable::new(&rounds(3), &params());
+    let mut stops = Vec::new();
+    while let Some(p) = r.run(Dispatch::default(), Until::Event) {
+        stops.push(p);
+        let state = r.state();
+        let last = state.events.last().expect("an event");
+        assert_eq!(last.pass_index + 1, p);
+    }
+    assert_eq!(stops, [5, 9]);
+    let Answer::Stream(a) = r.into_answer() else {
+        panic!("one stream")
+    };
+    let kinds: Vec<(u8, u32, u64)> = a
+        .events
+        .iter()
+        .map(|e| (e.kind, e.auxiliary, e.pass_index))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (kind::STREAM, 3, 4),
+            (kind::STREAM, 2, 8),
+            (kind::STREAM, 1, 12),
+            (kind::STREAM_END, 0, 12)
+        ]
+    );
+}
+
+/// `Until::Passes` counts from where the run stands; the state names the
+/// stream's pc, its command in flight and the pass.
+#[test]
+fn until_passes_counts_from_here_and_the_state_shows_the_slot() {
+    let mut r = paused();
+    assert_eq!(r.run(Dispatch::default(), Until::Passes(1)), Some(6));
+    let s = r.state();
+    assert_eq!((s.pass, s.over), (6, false));
+    // Round 2's SUBMIT in pass 4 (its WAIT holds until pass 8's sweep).
+    assert_eq!(s.slots.len(), 1);
+    let slot = s.slots[0];
+    assert_eq!((slot.slot, slot.sequence, slot.ack), (0, 1, Some(8)));
+    assert_eq!(s.streams[0].regs[0], 2);
+    assert_eq!(s.streams[0].pending, 1);
+    assert_eq!(s.commands.len(), 2);
+}
+
+fn fix_checksum(bytes: &mut [u8]) {
+    let n = bytes.len() - 8;
+    let sum = bytes::checksum(&bytes[..n]);
+    bytes[n..].copy_from_slice(&sum.to_le_bytes());
+}
+
+#[test]
+fn every_cut_and_every_flipped_byte_is_refused() {
+    let bytes = paused().snapshot().unwrap();
+    for n in 0..bytes.len() {
+        let e = Resumable::restore(&bytes[..n]).err().expect("refused");
+        assert!(
+            matches!(e, SnapshotError::Truncated | SnapshotError::Checksum),
+            "cut at {n}: {e}"
+        );
+    }
+    for at in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[at] ^= 0x40;
+        assert!(Resumable::restore(&b).is_err(), "byte {at} flipped");
+    }
+    let mut b = bytes.clone();
+    b[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
+    fix_checksum(&mut b);
+    assert_eq!(
+        Resumable::restore(&b).err(),
+        Some(SnapshotError::Version {
+            found: VERSION + 1,
+            reads: VERSION
+        })
+    );
+    assert_eq!(
+        Resumable::restore(b"PNG\x89...").err(),
+        Some(SnapshotError::NotASnapshot)
+    );
+}
+
+#[test]
+fn another_upload_or_none_is_refused() {
+    let r = paused();
+    let bare = r.snapshot_without_input().unwrap();
+    assert_eq!(
+        Resumable::restore(&bare).err(),
+        Some(SnapshotError::NoInput)
+    );
+    assert_eq!(
+        Resumable::restore_upload(&bare, &rounds(4)).err(),
+        Some(SnapshotError::OtherInput)
+    );
+    let scenario = crate::types::Scenario::one_run(&rounds(3), &params()).unwrap();
+    assert!(matches!(
+        Resumable::restore_scenario(&bare, &scenario).err(),
+        Some(SnapshotError::Kind { .. })
+    ));
+    let mut back = Resumable::restore_upload(&bare, &rounds(3)).unwrap();
+    back.run(Dispatch::default(), Until::End);
+    let whole = crate::exec::simulate(&rounds(3), &params(), Dispatch::default());
+    assert_eq!(back.into_answer(), Answer::Stream(whole));
+}
+
+#[test]
+fn a_closure_model_cannot_be_saved() {
+    let p = Params {
+        delay: Delay::Custom(std::sync::Arc::new(|_| Some(1))),
+        ..params()
+    };
+    let r = Resumable::new(&rounds(1), &p);
+    assert_eq!(
+        r.snapshot().err(),
+        Some(SnapshotError::Custom { model: "delay" })
+    );
+}
+
+/// `parts` of the paused run changed by `change`, written and restored.
+fn restored_with(change: impl FnOnce(&mut crate::exec::machine::Parts)) -> SnapshotError {
+    let r = paused();
+    let mut parts = r.machine.parts();
+    change(&mut parts);
+    let bytes = snapshot::write(r.params(), &r.input, &parts, true).unwrap();
+    Resumable::restore(&bytes).err().expect("refused")
+}
+
+fn says(e: SnapshotError, what: &str) {
+    let text = e.to_string();
+    assert!(
+        matches!(e, SnapshotError::Invalid(_)) && text.contains(what),
+        "{text}"
+    );
+}
+
+#[test]
+fn fields_out_of_range_are_refused() {
+    // rounds(3) has 7 micro-ops (SET in the prologue, S8): pc 8 is past them.
+    says(restored_with(|p| p.streams[0].meta.pc = 8), "pc 8");
+    says(restored_with(|p| p.streams[0].meta.steps = 10_001), "steps");
+    says(restored_with(|p| p.kernel.slots[0].0 = 16), "slot 16");
+    says(
+        restored_with(|p| p.kernel.slots.push(p.kernel.slots[0])),
+        "twice",
+    );
+    says(restored_with(|p| p.kernel.slots[0].1.owner = 1), "owner 1");
+    says(restored_with(|p| p.kernel.slots[0].1.seq = 9), "command 9");
+    says(restored_with(|p| p.kernel.delay_at = 1), "position 1");
+    says(restored_with(|p| p.streams.push(p.streams[0])), "2 streams");
+    says(
+        restored_with(|p| p.resume_at = Some(1_000_000)),
+        "pass 1000000",
+    );
+    says(restored_with(|p| p.host_next = 1), "host commands");
+    let job = (crate::exec::kernel::Job::default(), 0);
+    says(restored_with(|p| p.kernel.jobs = vec![job; 65]), "65 jobs");
+    says(
+        restored_with(|p| p.kernel.jobs = vec![(job.0, 1 << 41)]),
+        "overtaken",
+    );
+}
+
+/// A paused run restored exactly: the same state, the same bytes again.
+#[test]
+fn a_snapshot_restores_the_same_state() {
+    let r = paused();
+    let bytes = r.snapshot().unwrap();
+    let back = Resumable::restore(&bytes).unwrap();
+    assert_eq!(back.state(), r.state());
+    assert_eq!(back.snapshot().unwrap(), bytes);
+}
