@@ -14,6 +14,7 @@ mod plot;
 mod profile_cmd;
 mod progress;
 mod replay_cmd;
+mod resume_cmd;
 mod run_cmd;
 mod scenario_cmd;
 
@@ -65,6 +66,10 @@ enum Command {
     Run(Box<run_cmd::Args>),
     /// Run a kernel scenario (several streams and the host) from a JSON file.
     Scenario(scenario_cmd::Args),
+    /// Go on with a run saved by `--stop-at-pass N --save STATE`, on any fast variant.
+    Resume(resume_cmd::ResumeArgs),
+    /// Print what a saved run holds: its pass, streams, slots, queue and host commands.
+    State(resume_cmd::StateArgs),
     /// Regenerate or verify the golden corpus of reference streams.
     Corpus(corpus_cmd::Args),
     /// Run every dispatch variant and the reference model on workloads and compare speed
@@ -151,6 +156,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check_cmd::run(args),
         Command::Run(args) => run_cmd::run(*args),
         Command::Scenario(args) => scenario_cmd::run(args),
+        Command::Resume(args) => resume_cmd::resume(args),
+        Command::State(args) => resume_cmd::state(args),
         Command::Corpus(args) => corpus_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args),
         Command::CountersChild(args) => compare_cmd::run_child(args),

@@ -37,6 +37,8 @@ pub struct Args {
     /// reference` the fast kernel runs the stream a second time to count them.
     #[arg(long)]
     pub count_passes: bool,
+    #[command(flatten)]
+    pub pause: crate::resume_cmd::PauseArgs,
 }
 
 /// The simulation parameters as flags, shared by `kmst run` and `kmst profile`.
@@ -83,6 +85,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let stream = crate::common::load_stream(&args.file)?;
     let params = build_params_on(stream.params, &args.params)?;
     let upload = stream.upload;
+    if args.pause.stop_at_pass.is_some() {
+        let d = crate::resume_cmd::fast(&args.dispatch)?;
+        let run = kmst::exec::Resumable::new(&upload, &params);
+        let run = crate::resume_cmd::pause_and_save(run, d, &args.pause, args.json)?;
+        return match run.into_answer() {
+            kmst::exec::Answer::Stream(a) => verdict(&a, args.file),
+            kmst::exec::Answer::Scenario(_) => unreachable!("one stream's run"),
+        };
+    }
     let what = format!("kmst run {}", args.file.display());
     // The passes simulated, counted by the fast kernel's hooks of pass ends:
     // in a pipe or a file as the library runs (its spans of quick passes
@@ -134,11 +145,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         print_out(&text)?;
     }
-    // A verdict against the input: the check rejects the upload (the answer
-    // is the kernel's one error event for it, S3).
+    verdict(&answer, args.file)
+}
+
+/// A verdict against the input: the check rejects the upload (the answer
+/// is the kernel's one error event for it, S3).
+fn verdict(answer: &SimResult, path: PathBuf) -> Result<ExitCode, CliError> {
     match answer.check {
         Some(e) => Err(CliError::Verdict {
-            path: args.file,
+            path,
             message: format!(
                 "the check rejects the upload: reason {} at pc {}",
                 e.reason, e.pc
@@ -286,7 +301,7 @@ fn op_at(upload: &[u8], pc: u32) -> Option<String> {
 }
 
 /// The readable summary of a run.
-fn summary(r: &SimResult, upload: &[u8], simulated: Option<u64>) -> String {
+pub(crate) fn summary(r: &SimResult, upload: &[u8], simulated: Option<u64>) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let status = match r.status {

@@ -52,9 +52,22 @@ pub struct Args {
     /// Print the S36 JSON answer instead of the tables.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub pause: crate::resume_cmd::PauseArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if args.pause.stop_at_pass.is_some() {
+        let [file] = &args.files[..] else {
+            return Err(CliError::Usage(
+                "--save: one scenario file at a time".into(),
+            ));
+        };
+        let d = crate::resume_cmd::fast(&args.dispatch)?;
+        let run = kmst::exec::Resumable::scenario(&crate::common::read_scenario(file)?);
+        crate::resume_cmd::pause_and_save(run, d, &args.pause, args.json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let implementation = args
         .dispatch
         .parse::<Implementation>()
@@ -131,7 +144,7 @@ fn one(
 
 /// The passes the fast kernel simulated and the ones it skipped as idle.
 #[derive(Default)]
-struct PassCount {
+pub(crate) struct PassCount {
     simulated: u64,
     skipped: u64,
 }
@@ -225,7 +238,7 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> String {
+pub(crate) fn summary(scenario: &Scenario, r: &ScenarioResult, passes: &PassCount) -> String {
     let mut s = String::new();
     let dash = || "-".to_string();
     let streams: Vec<Vec<String>> = r

@@ -103,6 +103,22 @@ impl Resumable {
         &self.machine.params
     }
 
+    /// The upload of a one-stream run.
+    pub fn input_upload(&self) -> Option<&[u8]> {
+        match &self.input {
+            Input::Stream(u) => Some(u),
+            Input::Scenario(_) => None,
+        }
+    }
+
+    /// The scenario of a scenario's run (with the run's parameters).
+    pub fn input_scenario(&self) -> Option<&Scenario> {
+        match &self.input {
+            Input::Stream(_) => None,
+            Input::Scenario(s) => Some(s),
+        }
+    }
+
     /// True for a scenario's run.
     pub fn is_scenario(&self) -> bool {
         matches!(self.input, Input::Scenario(_))
