@@ -49,7 +49,7 @@ pub mod resume;
 pub use dispatch::{Dispatch, UnknownDispatch};
 pub use machine::{Machine, Prepared};
 pub use observer::{NoObserver, Observer, TurnEnd};
-pub use resume::{Answer, Resumable, SnapshotError, State, Until};
+pub use resume::{Answer, Detached, Resumable, SnapshotError, State, Until};
 
 use crate::types::{Params, Scenario, ScenarioResult, SimResult};
 

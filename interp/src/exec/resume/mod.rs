@@ -218,6 +218,44 @@ impl Resumable {
         Ok(Resumable { input, machine })
     }
 }
+/// A paused run without its machine ([`Resumable::detach`]): plain data
+/// that can go to another thread (a machine's compiled code cannot), kept
+/// as long as wanted, and made a run again with [`Detached::attach`],
+/// which checks and decodes the upload again.
+#[derive(Clone, Debug)]
+pub struct Detached {
+    input: Input,
+    params: Params,
+    parts: crate::exec::machine::Parts,
+}
+
+impl Resumable {
+    /// The run as plain data, without its machine.
+    pub fn detach(self) -> Detached {
+        Detached {
+            parts: self.machine.parts(),
+            params: self.machine.params.clone(),
+            input: self.input,
+        }
+    }
+}
+
+impl Detached {
+    /// The run again, where it stood.
+    pub fn attach(self) -> Resumable {
+        let mut machine = match &self.input {
+            Input::Stream(upload) => Machine::new(upload, &self.params),
+            Input::Scenario(s) => Machine::new_scenario(s),
+        };
+        machine
+            .restore(self.parts)
+            .expect("parts taken from a machine of the same input go back");
+        Resumable {
+            input: self.input,
+            machine,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests;

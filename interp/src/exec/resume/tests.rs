@@ -214,3 +214,19 @@ fn a_snapshot_restores_the_same_state() {
     assert_eq!(back.state(), r.state());
     assert_eq!(back.snapshot().unwrap(), bytes);
 }
+
+/// A detached run is plain data another thread can take, and goes on
+/// where it stood.
+#[test]
+fn a_detached_run_goes_on_in_another_thread() {
+    let detached = paused().detach();
+    let answer = std::thread::spawn(move || {
+        let mut r = detached.attach();
+        r.run(Dispatch::default(), Until::End);
+        r.into_answer()
+    })
+    .join()
+    .unwrap();
+    let whole = crate::exec::simulate(&rounds(3), &params(), Dispatch::default());
+    assert_eq!(answer, Answer::Stream(whole));
+}
