@@ -66,6 +66,8 @@ fn run_sh_commands(doc: &str, seen: &mut HashSet<String>) -> (PathBuf, Vec<Strin
     let map = |word: &str| -> String {
         match word {
             "stream.kms" | "stream.bin" | "trace.json" => dir.join(word).display().to_string(),
+            // A saved run (docs/pause.md) goes to the folder too.
+            w if w.ends_with(".state") => dir.join(w).display().to_string(),
             "fuzz/artifacts/sim_raw/crash-..." => workspace_file("fuzz/corpus/sim_raw/jobs_1000"),
             w => w.to_owned(),
         }
@@ -104,6 +106,7 @@ fn every_readme_and_cli_doc_command_runs() {
     // explain, corpus check, replay.
     assert!(ran.len() >= 13, "only {ran:?}");
     assert!(dir.join("stream.bin").exists());
+    assert!(dir.join("run.state").exists());
     let trace: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("trace.json")).unwrap()).unwrap();
     assert!(
@@ -111,6 +114,10 @@ fn every_readme_and_cli_doc_command_runs() {
             .as_array()
             .is_some_and(|e| !e.is_empty())
     );
+    // docs/pause.md: run, state, resume; scenario, resume and save again.
+    let (dir, ran) = run_sh_commands("docs/pause.md", &mut seen);
+    assert_eq!(ran.len(), 5, "{ran:?}");
+    assert!(dir.join("two9.state").exists());
 }
 
 #[test]

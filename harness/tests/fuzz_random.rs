@@ -281,3 +281,28 @@ fn edges_generator_agrees() {
     assert!(reason(7) > n / 50, "{} of {n} divided by zero", reason(7));
     assert!(ended > n / 20, "{ended} of {n} ended");
 }
+
+/// Runs cut into pieces at random passes, each piece on a random variant
+/// through a snapshot, answer as the reference's whole runs: one stream
+/// and scenarios, each with cuts (docs/pause.md).
+#[test]
+fn runs_in_pieces_agree() {
+    let seen = pass(Target::Resume, 2_000, |i| {
+        let mut b = random_bytes(i ^ 0x9E5, 2048 + 8);
+        // Every other input a scenario, and at least one cut.
+        b[0] = (b[0] & !1) | (i & 1) as u8 | 2;
+        b
+    });
+    let streams = seen
+        .iter()
+        .filter(|a| matches!(a, Agreement::Sim { .. }))
+        .count();
+    let scenarios = seen
+        .iter()
+        .filter(|a| matches!(a, Agreement::Scenario { .. }))
+        .count();
+    assert!(
+        streams >= 50 && scenarios >= 50,
+        "{streams} streams, {scenarios} scenarios"
+    );
+}

@@ -123,6 +123,10 @@ pub struct ReadmeDoctest;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct RepositoryReadmeDoctest;
+/// docs/pause.md, whose Rust example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/pause.md")]
+pub struct PauseDoctest;
 pub use kmst_types::{
     Delay, Event, Params, Reason, ResultModel, SimResult, Status, StreamError, SubmittedCommand,
 };

@@ -205,6 +205,20 @@ fn scenario_signature(bytes: &[u8]) -> Option<(usize, String)> {
     Some((used, sig))
 }
 
+/// A `resume` input's: one stream or a scenario, how many cuts, and the
+/// inner input's own signature.
+fn resume_signature(bytes: &[u8]) -> Option<(usize, String)> {
+    use crate::fuzzing::targets::resume::PREFIX;
+    let (prefix, rest) = (bytes.get(..PREFIX)?, bytes.get(PREFIX..)?);
+    let (used, inner) = if prefix[0] & 1 == 0 {
+        sim_signature(rest, false)?
+    } else {
+        scenario_signature(rest)?
+    };
+    let sig = format!("{}:{}:{inner}", prefix[0] & 1, prefix[0] >> 1 & 3);
+    Some((PREFIX + used, sig))
+}
+
 fn builder_signature(bytes: &[u8]) -> Option<(usize, String)> {
     let mut u = Unstructured::new(bytes);
     let script = Script::arbitrary(&mut u).ok()?;
@@ -244,6 +258,7 @@ pub fn structured_seeds(tries: u64, per_target: usize) -> Vec<Seed> {
         (Target::Scenario, 2048),
         (Target::SimEdges, 1024),
         (Target::Sizes, 64),
+        (Target::Resume, 2048),
     ] {
         let mut seen = BTreeSet::new();
         for s in 0..tries {
@@ -256,6 +271,7 @@ pub fn structured_seeds(tries: u64, per_target: usize) -> Vec<Seed> {
                 Target::SimEdges => sim_signature(&bytes, true),
                 Target::Sizes => sizes_signature(&bytes),
                 Target::Scenario => scenario_signature(&bytes),
+                Target::Resume => resume_signature(&bytes),
                 _ => builder_signature(&bytes),
             };
             if let Some((used, sig)) = sig

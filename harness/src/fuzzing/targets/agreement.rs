@@ -20,11 +20,12 @@ pub enum Target {
     Scenario,
     SimEdges,
     Sizes,
+    Resume,
 }
 
 impl Target {
     /// Every target, in the order of `fuzz/Cargo.toml`.
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
         Target::Check,
         Target::SimRaw,
         Target::SimStructured,
@@ -32,6 +33,7 @@ impl Target {
         Target::Scenario,
         Target::SimEdges,
         Target::Sizes,
+        Target::Resume,
     ];
 
     /// Its cargo-fuzz name.
@@ -44,6 +46,7 @@ impl Target {
             Target::Scenario => "scenario",
             Target::SimEdges => "sim_edges",
             Target::Sizes => "sizes",
+            Target::Resume => "resume",
         }
     }
 }

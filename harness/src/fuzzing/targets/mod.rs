@@ -10,7 +10,7 @@
 //! comparison: [`check`], [`sim_raw`], [`sim_structured`], [`sim_edges`]
 //! (all three through the shared simulation comparison of [`sim`], as is
 //! [`sizes`]),
-//! [`builder`] and [`scenario`]. What they share, the [`Target`] names and
+//! [`builder`], [`scenario`] and [`resume`] (a run in pieces). What they share, the [`Target`] names and
 //! the [`Agreement`] they report, is the leaf [`agreement`] below them all;
 //! this module, above them, holds the dispatch over them ([`run`],
 //! [`decode_input`]).
@@ -25,6 +25,7 @@ use kmst_reference::Params;
 pub mod agreement;
 pub mod builder;
 pub mod check;
+pub mod resume;
 pub mod scenario;
 pub mod sim;
 pub mod sim_edges;
@@ -50,6 +51,7 @@ pub fn run(target: Target, data: &[u8]) -> Result<Agreement, Divergence> {
         Target::Scenario => scenario::scenario(data),
         Target::SimEdges => sim_edges::sim_edges(data),
         Target::Sizes => sizes::sizes(data),
+        Target::Resume => resume::resume(data),
     }
 }
 
@@ -91,5 +93,9 @@ pub fn decode_input(target: Target, data: &[u8]) -> (Vec<u8>, Option<Params>) {
         },
         // A scenario has several uploads; `kmst replay` prints the scenario.
         Target::Scenario => (Vec::new(), None),
+        Target::Resume => match data.get(resume::PREFIX..).and_then(structured_case) {
+            Some(c) if data[0] & 1 == 0 => (c.upload, Some(c.params)),
+            _ => (Vec::new(), None),
+        },
     }
 }

@@ -259,14 +259,14 @@ impl Machine {
 
     /// The answer of a one-stream run (S24).
     pub fn into_result(self) -> SimResult {
-        let k = self.kernel;
+        // Field by field: moving the kernel whole would copy it.
         one_result(
-            &self.params,
+            self.params,
             self.check,
             &self.streams,
-            k.commands,
-            k.events,
-            k.stopped,
+            self.kernel.commands,
+            self.kernel.events,
+            self.kernel.stopped,
         )
     }
 
@@ -276,7 +276,7 @@ impl Machine {
         let k = &self.kernel;
         let (commands, events) = (k.commands.clone(), k.events.clone());
         one_result(
-            &self.params,
+            self.params.clone(),
             self.check,
             &self.streams,
             commands,
@@ -287,16 +287,14 @@ impl Machine {
 
     /// The answer of a scenario (S36).
     pub fn into_scenario_result(self) -> ScenarioResult {
-        let k = self.kernel;
-        let outcomes = self.host.into_outcomes();
         scenario_result(
             self.params,
             &self.streams,
-            outcomes,
-            k.commands,
-            k.owners,
-            k.events,
-            k.stopped,
+            self.host.into_outcomes(),
+            self.kernel.commands,
+            self.kernel.owners,
+            self.kernel.events,
+            self.kernel.stopped,
         )
     }
 
@@ -323,7 +321,7 @@ impl Machine {
 
 /// The answer of a one-stream run (S24) from its parts.
 fn one_result(
-    params: &Params,
+    params: Params,
     check: Option<StreamError>,
     streams: &[Stream],
     commands: Vec<crate::types::SubmittedCommand>,
@@ -340,7 +338,7 @@ fn one_result(
     };
     let passes = events.last().map_or(0, |e| e.pass_index + 1);
     SimResult {
-        params: params.clone(),
+        params,
         check,
         commands,
         events,
