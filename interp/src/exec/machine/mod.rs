@@ -63,12 +63,9 @@ pub struct Machine {
     pub(super) n_active: usize,
     /// The host commands of a scenario (none for one stream).
     pub(super) host: Host,
-    /// The pass the run goes on from: 0 before the first, `None` once the
-    /// run is over (a second `run` does nothing).
-    pub(super) resume_at: Option<u64>,
-    /// The pass this piece of the run stops before: `max_passes` for a
-    /// whole run, an earlier pass for a paused one (docs/pause.md).
-    pub(super) limit: u64,
+    /// True once the run is over (a second `run` does nothing); before,
+    /// the run goes on from `kernel.pass` (docs/pause.md).
+    pub(super) over: bool,
     /// Whether there is anything to run (a rejected one-stream upload has not).
     pub(super) runnable: bool,
 }
@@ -90,8 +87,7 @@ impl Machine {
             active: [0; MAX_STREAMS],
             n_active: 0,
             host,
-            resume_at: Some(0),
-            limit: params.max_passes,
+            over: false,
             runnable: true,
         }
     }
@@ -110,6 +106,8 @@ impl Machine {
                 let req = crate::format::check_req(upload);
                 m.check = Some(e);
                 m.runnable = false;
+                // Nothing to run: the run is over before pass 0.
+                m.over = true;
                 // The RUN is taken in pass 0 (S11): with no pass at all
                 // (max_passes 0, out of range) there is no event.
                 if params.max_passes > 0 {
@@ -234,7 +232,8 @@ impl Machine {
     /// run), or with `EVENT` to the end of the first pass that posts an
     /// event, whichever comes first; the run stops at a pass boundary
     /// ([`Machine::resume_at`]). `EVENT` is a parameter so that a run
-    /// that does not ask pays nothing for the test.
+    /// that does not ask pays nothing for the test. A paused run keeps no
+    /// field of its own: its pass is the kernel's.
     pub(crate) fn run_piece<O: Observer, const EVENT: bool>(
         &mut self,
         dispatch: Dispatch,
@@ -242,19 +241,21 @@ impl Machine {
         stop: u64,
     ) {
         self.prepare::<O>(dispatch);
-        let Some(from) = self.resume_at else { return };
-        if !self.runnable {
-            self.resume_at = None;
+        if self.over {
             return;
         }
-        self.limit = stop.min(self.params.max_passes);
-        self.resume_at = self.passes::<O, EVENT>(from, dispatch, obs);
+        if !self.runnable {
+            self.over = true;
+            return;
+        }
+        let limit = stop.min(self.params.max_passes);
+        self.over = self.passes::<O, EVENT>(self.kernel.pass, limit, dispatch, obs);
     }
 
     /// The pass the run goes on from, `None` once it is over (finished,
     /// stopped by a late command, or at `max_passes`).
     pub fn resume_at(&self) -> Option<u64> {
-        self.resume_at
+        (!self.over).then_some(self.kernel.pass)
     }
 
     /// The answer of a one-stream run (S24).
@@ -319,7 +320,9 @@ impl Machine {
     }
 }
 
-/// The answer of a one-stream run (S24) from its parts.
+/// The answer of a one-stream run (S24) from its parts (inlined: a call
+/// cost `simulate` a dozen instructions).
+#[inline(always)]
 fn one_result(
     params: Params,
     check: Option<StreamError>,
@@ -351,6 +354,7 @@ fn one_result(
 }
 
 /// The answer of a scenario (S36) from its parts.
+#[inline(always)]
 fn scenario_result(
     params: Params,
     streams: &[Stream],

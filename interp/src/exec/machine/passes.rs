@@ -29,24 +29,25 @@ impl Machine {
     }
 
     /// The passes `from` .. `limit` (S16, S35); `limit` is `max_passes`
-    /// but in a paused run (docs/pause.md). Gives the pass the run stopped
-    /// before, or `None` when it is over. With `EVENT`, it stops after the
-    /// first pass that posts an event.
+    /// but in a paused run (docs/pause.md). True when the run is over;
+    /// else it stopped before `kernel.pass`. With `EVENT`, it stops after
+    /// the first pass that posts an event.
     pub(super) fn passes<O: Observer, const EVENT: bool>(
         &mut self,
         from: u64,
+        limit: u64,
         dispatch: Dispatch,
         obs: &mut O,
-    ) -> Option<u64> {
+    ) -> bool {
         // The bound of the loop, the quick passes and the idle skip.
-        let max_passes = self.limit;
+        let max_passes = limit;
         let events = self.kernel.events.len();
         let cancel = self.cancel_pass;
         // The first pass whose host-command phase has anything to do: the
         // next host command due, or the cancel pass (`u64::MAX`: none).
         // Only the host phase changes it, so it is found again only there.
         let mut host_at = self.host.next_due().min(cancel.unwrap_or(u64::MAX));
-        let mut turns = Turns::<O>::new();
+        let mut turns = Turns::<O>::new(limit);
         let mut p = from;
         // The last turn of the (one) active stream ended by its budget (a
         // resumed run takes the full path first: the quick one is a
@@ -83,7 +84,7 @@ impl Machine {
                     self.kernel.queue.len() as u32,
                 );
                 if self.finished() {
-                    return None;
+                    return true;
                 }
                 // Even if this pass was idle (the turn stopped at once at a
                 // wait), the next one takes the full path, which finds it
@@ -103,7 +104,7 @@ impl Machine {
                     self.kernel.busy.count_ones(),
                     self.kernel.queue.len() as u32,
                 );
-                return None;
+                return true;
             }
             // 3: host commands: a scenario's (S26), or the one stream's cancel (S15).
             let mut moved = false;
@@ -134,7 +135,7 @@ impl Machine {
                     continue;
                 }
             } else if self.finished() {
-                return None;
+                return true;
             } else if moved {
                 p += 1;
                 continue;
@@ -166,6 +167,6 @@ impl Machine {
             p = next;
         }
         self.kernel.pass = p;
-        (p < self.params.max_passes).then_some(p)
+        p >= self.params.max_passes
     }
 }

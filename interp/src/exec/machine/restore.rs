@@ -38,7 +38,7 @@ impl Machine {
     pub(crate) fn parts(&self) -> Parts {
         let k = &self.kernel;
         Parts {
-            resume_at: self.resume_at,
+            resume_at: self.resume_at(),
             pass: k.pass,
             kernel: k.parts(),
             streams: self.streams.clone(),
@@ -49,13 +49,6 @@ impl Machine {
             owners: k.owners.clone(),
             events: k.events.clone(),
         }
-    }
-
-    /// The host's commands in list order (none for one stream).
-    pub(crate) fn host_entries(
-        &self,
-    ) -> impl Iterator<Item = (u64, crate::types::HostCommand)> + '_ {
-        self.host.entries.iter().copied()
     }
 
     /// Puts `parts` back into a machine set up for the same upload or
@@ -165,7 +158,7 @@ impl Machine {
         self.host.next = parts.host_next;
         self.host.mark = parts.host_mark;
         self.host.outcomes[..parts.host_next].copy_from_slice(&parts.outcomes);
-        self.resume_at = parts.resume_at;
+        self.over = parts.resume_at.is_none();
         Ok(())
     }
 }

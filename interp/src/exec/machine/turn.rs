@@ -98,7 +98,7 @@ impl Machine {
             span = budget::quick_span(
                 &self.kernel,
                 &self.params,
-                self.limit,
+                turns.limit,
                 self.cancel_pass,
                 &self.host,
                 &stream.meta,
@@ -148,7 +148,7 @@ impl Machine {
                 && budget::next_pass_is_quick(
                     &self.kernel,
                     &self.params,
-                    self.limit,
+                    turns.limit,
                     self.cancel_pass,
                     &self.host,
                     &stream.meta,
@@ -174,7 +174,7 @@ impl Machine {
                 span = budget::quick_span(
                     &self.kernel,
                     &self.params,
-                    self.limit,
+                    turns.limit,
                     self.cancel_pass,
                     &self.host,
                     &stream.meta,
@@ -354,10 +354,13 @@ pub(super) struct Turns<O: Observer> {
     ctx: Ctx<O>,
     /// The stream whose program `ctx` points into (`usize::MAX`: none yet).
     stream: usize,
+    /// The pass this piece of the run stops before: `max_passes` for a
+    /// whole run (`Machine::passes`); it bounds the spans of quick passes.
+    pub(super) limit: u64,
 }
 
 impl<O: Observer> Turns<O> {
-    pub(super) fn new() -> Turns<O> {
+    pub(super) fn new(limit: u64) -> Turns<O> {
         let null = std::ptr::null();
         Turns {
             ctx: Ctx {
@@ -378,6 +381,7 @@ impl<O: Observer> Turns<O> {
                 program: std::ptr::null(),
             },
             stream: usize::MAX,
+            limit,
         }
     }
 }

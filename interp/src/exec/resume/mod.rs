@@ -126,12 +126,7 @@ impl Resumable {
 
     /// What the run holds now (a copy).
     pub fn state(&self) -> State {
-        let entries: Vec<HostEntry> = self
-            .machine
-            .host_entries()
-            .map(|(pass, command)| HostEntry { pass, command })
-            .collect();
-        State::of(self.machine.parts(), &entries)
+        State::of(self.machine.parts(), host_entries(&self.input))
     }
 
     /// The answer as it stands: the whole run's once it is over; before,
@@ -240,7 +235,25 @@ impl Resumable {
     }
 }
 
+/// The host commands of a run's input (none for one stream).
+fn host_entries(input: &Input) -> &[HostEntry] {
+    match input {
+        Input::Stream(_) => &[],
+        Input::Scenario(s) => s.host(),
+    }
+}
+
 impl Detached {
+    /// What the run holds ([`Resumable::state`]), without a machine.
+    pub fn state(&self) -> State {
+        State::of(self.parts.clone(), host_entries(&self.input))
+    }
+
+    /// [`Resumable::snapshot`] without a machine.
+    pub fn snapshot(&self) -> Result<Vec<u8>, SnapshotError> {
+        snapshot::write(&self.params, &self.input, &self.parts, true)
+    }
+
     /// The run again, where it stood.
     pub fn attach(self) -> Resumable {
         let mut machine = match &self.input {

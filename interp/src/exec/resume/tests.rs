@@ -230,3 +230,19 @@ fn a_detached_run_goes_on_in_another_thread() {
     let whole = crate::exec::simulate(&rounds(3), &params(), Dispatch::default());
     assert_eq!(answer, Answer::Stream(whole));
 }
+
+/// An upload the check rejects is a run over before pass 0 (P1): its
+/// snapshot restores, and detaches, to the check's one error event.
+#[test]
+fn a_rejected_upload_is_over_and_saves() {
+    let mut upload = rounds(1);
+    upload[0] ^= 1; // the magic (S2)
+    let r = Resumable::new(&upload, &params());
+    assert_eq!(r.resume_at(), None);
+    let whole = crate::exec::simulate(&upload, &params(), Dispatch::default());
+    let back = Resumable::restore(&r.snapshot().unwrap()).unwrap();
+    assert_eq!(back.into_answer(), Answer::Stream(whole.clone()));
+    let mut again = r.detach().attach();
+    assert_eq!(again.run(Dispatch::default(), Until::End), None);
+    assert_eq!(again.into_answer(), Answer::Stream(whole));
+}
