@@ -5,7 +5,9 @@ simulator"): build a stream with `Stream`, encode it, check it with `check` /
 `check_run`, and run it with `simulate` (or `Stream.simulate`) on the fast
 interpreter (`dispatch="tail"`, the default; `"switch"`, `"threaded"`,
 `"subroutine"`, `"indirect"`, `"loop_match"`, `"jit"`, `"tiered"`) or the reference model (`dispatch="reference"`). Kernel scenarios (several streams
-and the host, S26..S36) run with `simulate_scenario` or `Scenario`. See
+and the host, S26..S36) run with `simulate_scenario` or `Scenario`. A
+`Machine` runs either in pieces: it stops between two passes, shows its
+state, and saves and restores itself (`snapshot`, `restore`, pickle). See
 docs/python.md.
 """
 
@@ -18,6 +20,7 @@ from kmst._kmst import (
     Event,
     HostOutcome,
     Label,
+    Machine,
     Register,
     Scenario,
     ScenarioCommand,
@@ -44,6 +47,7 @@ __all__ = [
     "Event",
     "HostOutcome",
     "Label",
+    "Machine",
     "Register",
     "Scenario",
     "ScenarioCommand",

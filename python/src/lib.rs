@@ -11,6 +11,7 @@
 //! - [`stream_error`]: `StreamError`, and the `StreamFormatError` that carries one.
 //! - [`scenario`]: kernel scenarios (S26..S36): `Scenario`, `simulate_scenario`.
 //! - [`scenario_result`]: `ScenarioResult`, `StreamOutcome`, `HostOutcome`, `ScenarioCommand`.
+//! - [`machine`]: `Machine`, a run paused between two passes, looked at, saved and resumed.
 //! - [`classes`]: what the answer's classes write alike (value classes, getters).
 //! - [`bench`]: the engine's own time of a run, for docs/python.md.
 //! - [`errors`]: `BuildError`, `StreamFormatError`, `ScenarioError` and the reading of Python integers.
@@ -22,6 +23,7 @@ mod bench;
 mod classes;
 mod engine;
 mod errors;
+mod machine;
 mod models;
 mod params;
 mod results;
@@ -49,6 +51,7 @@ fn _kmst(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scenario_result::PyStreamOutcome>()?;
     m.add_class::<scenario_result::PyHostOutcome>()?;
     m.add_class::<scenario_result::PyScenarioCommand>()?;
+    m.add_class::<machine::PyMachine>()?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::simulate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::check, m)?)?;

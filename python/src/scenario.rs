@@ -301,6 +301,15 @@ pub struct PyScenario {
 }
 
 impl PyScenario {
+    /// The scenario and its callables, for a `Machine` of it.
+    pub(crate) fn parts(&self, py: Python<'_>) -> (Scenario, Callables) {
+        let callables = Callables {
+            delay: self.callables.delay.as_ref().map(|f| f.clone_ref(py)),
+            result: self.callables.result.as_ref().map(|f| f.clone_ref(py)),
+        };
+        (self.inner.clone(), callables)
+    }
+
     /// Runs the scenario; with callables, on a copy that has them installed
     /// for this run (and holding the GIL), else with the GIL released.
     fn run_with(&self, py: Python<'_>, dispatch: &str) -> PyResult<PyScenarioResult> {
