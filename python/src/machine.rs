@@ -485,7 +485,7 @@ impl PyMachine {
     /// What the run holds now, as a dict (a copy).
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        state_dict(py, &self.attached().state(), self.scenario)
+        state_dict(py, &self.run.state(), self.scenario)
     }
 
     /// The answer so far (`SimResult` or `ScenarioResult`): the whole
@@ -502,7 +502,7 @@ impl PyMachine {
     /// The run as bytes: versioned and checksummed, with its upload or
     /// scenario and parameters. A callable model cannot be saved: ValueError.
     fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = self.attached().snapshot().map_err(snapshot_error)?;
+        let bytes = self.run.snapshot().map_err(snapshot_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
