@@ -20,6 +20,7 @@
 #   AddressSanitizer, the dictionary fuzz/kmst.dict; Cranelift and its support
 #   crates without coverage instrumentation (scripts/fuzz-rustc.sh).
 # - sizes: built as sim_structured (below), with its own limits (run_args).
+# - resume: built and run as sim_structured; its input is generator bytes too.
 # - sim_structured: built without comparison tracing (--no-trace-compares)
 #   in its own target directory. Its input is generator bytes
 #   (arbitrary::Unstructured), which no comparison in the kmst code reads
@@ -28,7 +29,7 @@
 #   has the measurements.
 # - FUZZ_ONE_BUILD=1 (CI: .ci/run sets it): every target built and run as
 #   the untraced ones are, so that one build (fuzz/target/untraced) serves
-#   the six, not two builds of the engine and Cranelift under ASan (the two
+#   every target, not two builds of the engine and Cranelift under ASan (the two
 #   took half of CI's fuzzing step). In a minute's run from the seeds the
 #   untraced build reached as much coverage as the traced one, or more, on
 #   the three traced targets: it runs more inputs (docs/fuzzing.md, "CI and
@@ -51,7 +52,7 @@ build_args() {
     return
   fi
   case "$1" in
-    sim_structured|sim_edges|scenario|sizes) echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")" ;;
+    sim_structured|sim_edges|scenario|sizes|resume) echo "-O --debug-assertions --no-trace-compares --target-dir $(target_dir "$1")" ;;
     *) echo "-O --debug-assertions" ;;
   esac
 }
@@ -61,7 +62,7 @@ build_args() {
 #   process above 2 GiB is a finding (a compile that grows with the square
 #   of the program took minutes and gigabytes at 65,535 micro-ops).
 # - The targets whose input is generator bytes (sim_structured, scenario,
-#   builder, sim_edges): without the entropic schedule (-entropic=0). Its
+#   builder, sim_edges, resume): without the entropic schedule (-entropic=0). Its
 #   bookkeeping grows with the features each input touches, and a
 #   generated stream touches the whole kernel: sim_structured ran 34 to
 #   55 % more inputs a minute, scenario 38 to 47 %, with more coverage;
@@ -71,7 +72,7 @@ build_args() {
 run_args() {
   case "$1" in
     sizes) echo "-timeout=30 -rss_limit_mb=2048" ;;
-    sim_structured|scenario|builder|sim_edges) echo "-entropic=0" ;;
+    sim_structured|scenario|builder|sim_edges|resume) echo "-entropic=0" ;;
     *) echo "" ;;
   esac
 }
@@ -83,7 +84,7 @@ target_dir() {
     return
   fi
   case "$1" in
-    sim_structured|sim_edges|scenario|sizes) echo "fuzz/target/untraced" ;;
+    sim_structured|sim_edges|scenario|sizes|resume) echo "fuzz/target/untraced" ;;
     *) echo "fuzz/target" ;;
   esac
 }

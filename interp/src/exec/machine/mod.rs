@@ -233,7 +233,7 @@ impl Machine {
     /// event, whichever comes first; the run stops at a pass boundary
     /// ([`Machine::resume_at`]). `EVENT` is a parameter so that a run
     /// that does not ask pays nothing for the test. A paused run keeps no
-    /// field of its own: its pass is the kernel's.
+    /// field of its own: its pass is the kernel's (decisions.md D39).
     pub(crate) fn run_piece<O: Observer, const EVENT: bool>(
         &mut self,
         dispatch: Dispatch,

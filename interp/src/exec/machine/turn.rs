@@ -356,6 +356,8 @@ pub(super) struct Turns<O: Observer> {
     stream: usize,
     /// The pass this piece of the run stops before: `max_passes` for a
     /// whole run (`Machine::passes`); it bounds the spans of quick passes.
+    /// Here and not in `Machine`, so that a run that never pauses moves
+    /// no larger machine (decisions.md D39).
     pub(super) limit: u64,
 }
 
