@@ -41,6 +41,8 @@ fn at_the_limits(ops: usize) -> Resumable {
     let params = Params {
         delay: Delay::Never,
         max_passes: 1_000,
+        // Four uploads of up to 1 MiB each, 2 MiB apart.
+        region_size: 8 << 20,
         ..Params::default()
     };
     let mut b = ScenarioBuilder::new(params).unwrap();
