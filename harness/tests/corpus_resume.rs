@@ -53,7 +53,7 @@ fn resumed(
 ) -> Answer {
     let all = Dispatch::ALL;
     fresh.run(all[k % all.len()], Until::Pass(cut));
-    let mut back = if k % 2 == 0 {
+    let mut back = if k.is_multiple_of(2) {
         Resumable::restore(&fresh.snapshot().expect("a snapshot"))
     } else {
         given(&fresh.snapshot_without_input().expect("a snapshot"))
