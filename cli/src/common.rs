@@ -473,3 +473,18 @@ pub fn in_range<const LO: u64, const HI: u64>(text: &str) -> Result<u64, String>
         Err(_) => Err(format!("expected an integer in {LO}..={HI}")),
     }
 }
+
+/// The implementation `--dispatch NAME` chooses.
+pub fn dispatch(name: &str) -> Result<kmst_harness::answers::Implementation, CliError> {
+    let chosen = name
+        .parse::<kmst_harness::answers::Implementation>()
+        .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))?;
+    // The copy-and-patch tier has stencils for x86-64 Linux only: elsewhere
+    // its variant runs the interpreter, and says so once.
+    if name == "stencil"
+        && let Err(why) = kmst::exec::stencil_available()
+    {
+        eprintln!("kmst: {why}; `--dispatch stencil` runs the subroutine loop");
+    }
+    Ok(chosen)
+}

@@ -10,6 +10,7 @@ mod corpus_cmd;
 mod explain_cmd;
 mod fuzz_seeds_cmd;
 mod machine_code;
+mod pause;
 mod plot;
 mod profile_cmd;
 mod progress;

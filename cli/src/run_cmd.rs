@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long)]
     pub count_passes: bool,
     #[command(flatten)]
-    pub pause: crate::resume_cmd::PauseArgs,
+    pub pause: crate::pause::PauseArgs,
 }
 
 /// The simulation parameters as flags, shared by `kmst run` and `kmst profile`.
@@ -81,14 +81,14 @@ pub struct ParamsArgs {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let dispatch = dispatch(&args.dispatch)?;
+    let dispatch = crate::common::dispatch(&args.dispatch)?;
     let stream = crate::common::load_stream(&args.file)?;
     let params = build_params_on(stream.params, &args.params)?;
     let upload = stream.upload;
     if args.pause.stop_at_pass.is_some() {
-        let d = crate::resume_cmd::fast(&args.dispatch)?;
+        let d = crate::pause::fast(&args.dispatch)?;
         let run = kmst::exec::Resumable::new(&upload, &params);
-        let run = crate::resume_cmd::pause_and_save(run, d, &args.pause, args.json)?;
+        let run = crate::pause::pause_and_save(run, d, &args.pause, args.json)?;
         return match run.into_answer() {
             kmst::exec::Answer::Stream(a) => verdict(&a, args.file),
             kmst::exec::Answer::Scenario(_) => unreachable!("one stream's run"),
@@ -161,21 +161,6 @@ fn verdict(answer: &SimResult, path: PathBuf) -> Result<ExitCode, CliError> {
         }),
         None => Ok(ExitCode::SUCCESS),
     }
-}
-
-/// The implementation `--dispatch NAME` chooses.
-pub fn dispatch(name: &str) -> Result<Implementation, CliError> {
-    let chosen = name
-        .parse::<Implementation>()
-        .map_err(|e| CliError::Usage(format!("--dispatch: {e}")))?;
-    // The copy-and-patch tier has stencils for x86-64 Linux only: elsewhere
-    // its variant runs the interpreter, and says so once.
-    if name == "stencil"
-        && let Err(why) = kmst::exec::stencil_available()
-    {
-        eprintln!("kmst: {why}; `--dispatch stencil` runs the subroutine loop");
-    }
-    Ok(chosen)
 }
 
 /// The run's parameters, merged key by key: `base` (the defaults, or a

@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub pause: crate::resume_cmd::PauseArgs,
+    pub pause: crate::pause::PauseArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -63,9 +63,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 "--save: one scenario file at a time".into(),
             ));
         };
-        let d = crate::resume_cmd::fast(&args.dispatch)?;
+        let d = crate::pause::fast(&args.dispatch)?;
         let run = kmst::exec::Resumable::scenario(&crate::common::read_scenario(file)?);
-        crate::resume_cmd::pause_and_save(run, d, &args.pause, args.json)?;
+        crate::pause::pause_and_save(run, d, &args.pause, args.json)?;
         return Ok(ExitCode::SUCCESS);
     }
     let implementation = args

@@ -10,6 +10,9 @@ pub use kmst::builder::{BuildError, Label, Operand, Reg, Stream as Builder};
 // The kernel's check (docs/spec.md "The check") and what the kernel answers
 // a `KM_HANDLER_RUN` (S3, S6).
 pub use kmst::check::{StreamFormatError, check, check_run};
+// A run paused between two passes, saved and resumed (docs/pause.md).
+pub use kmst::Dispatch;
+pub use kmst::exec::resume::{Answer, Detached, Resumable, SnapshotError, Standing, State, Until};
 pub use kmst::for_each_op;
 pub use kmst::format::{Header, Upload};
 // An upload file (`.kms` assembled, anything else its bytes) and a scenario

@@ -25,16 +25,13 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 use serde_json::{Value, json};
 
-// The pausing part of the engine (exec::resume). engine.rs is the one place
-// the rest of the crate names the engine through; this module names it
-// here until engine.rs takes these over.
-use kmst::Dispatch;
-use kmst::exec::resume::{Answer, Detached, Resumable, SnapshotError, Standing, State, Until};
-
-use crate::engine::{self, Params, Scenario, ScenarioError, Variant, scenario_params_json};
+use crate::engine::{
+    self, Answer, Detached, Dispatch, Params, Resumable, Scenario, ScenarioError, SnapshotError,
+    Standing, State, Until, Variant, scenario_params_json,
+};
 use crate::errors::{param_int, params_error, scenario_error, type_name};
 use crate::params::{Callables, Keywords, params_of, with_keywords};
 use crate::results::PySimResult;
@@ -66,15 +63,8 @@ fn raise(e: ScenarioError) -> PyErr {
 
 /// The bytes of a snapshot: bytes, bytearray or memoryview.
 fn snapshot_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(b.to_vec());
-    }
-    if obj.is_instance_of::<PyMemoryView>() {
-        let b = obj.call_method0("tobytes")?;
-        return Ok(b.cast::<PyBytes>()?.as_bytes().to_vec());
+    if let Some(bytes) = crate::stream::bytes_like(obj)? {
+        return Ok(bytes);
     }
     Err(PyTypeError::new_err(format!(
         "data: expected bytes, bytearray or memoryview, found {}",

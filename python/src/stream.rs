@@ -161,17 +161,25 @@ impl PyStream {
     }
 }
 
-/// The upload bytes of `obj`: bytes, bytearray, memoryview, or a `Stream` (encoded).
-pub fn upload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+/// The bytes of `obj` when it is bytes, a bytearray or a memoryview.
+pub fn bytes_like(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
     if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
+        return Ok(Some(b.as_bytes().to_vec()));
     }
     if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(b.to_vec());
+        return Ok(Some(b.to_vec()));
     }
     if obj.is_instance_of::<PyMemoryView>() {
         let b = obj.call_method0("tobytes")?;
-        return Ok(b.cast::<PyBytes>()?.as_bytes().to_vec());
+        return Ok(Some(b.cast::<PyBytes>()?.as_bytes().to_vec()));
+    }
+    Ok(None)
+}
+
+/// The upload bytes of `obj`: bytes, bytearray, memoryview, or a `Stream` (encoded).
+pub fn upload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Some(bytes) = bytes_like(obj)? {
+        return Ok(bytes);
     }
     if let Ok(s) = obj.cast::<PyStream>() {
         return s.borrow().encode_bytes(obj.py());
