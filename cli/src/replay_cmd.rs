@@ -18,7 +18,7 @@ pub struct Args {
     /// The saved input (a libFuzzer artifact, a seed, a regression file; `-`:
     /// standard input, with --target).
     artifact: PathBuf,
-    /// The fuzz target: check, sim_raw, sim_structured, builder, scenario, sim_edges or sizes. By default
+    /// The fuzz target: check, sim_raw, sim_structured, builder, scenario, sim_edges, sizes or resume. By default
     /// the first directory of the artifact's path named like a target
     /// (`fuzz/artifacts/TARGET/...`, `fuzz/regressions/TARGET/...`).
     #[arg(long)]

@@ -279,7 +279,7 @@ fn flag_values_and_conflicts_say_what_is_wrong() {
             "replay --help lacks {target}:\n{help}"
         );
     }
-    assert!(help.contains("sim_edges or sizes"), "{help}");
+    assert!(help.contains("sizes or resume"), "{help}");
 }
 
 #[test]

@@ -47,7 +47,10 @@ impl Kernel {
 
     /// Puts `parts` back into a kernel set up for the same parameters,
     /// whose answer so far (`commands`, `owners`, `events`) is already in
-    /// place, before pass `pass`; `streams` are the run's. The pending
+    /// place, before pass `pass`; `streams` are the run's. In a run that
+    /// goes on (`running`) every busy slot is acknowledged and late in
+    /// `pass` or after: an earlier ack was swept, an earlier deadline
+    /// ended the run (S12, S13). The pending
     /// count of every stream is counted again from its slots and jobs
     /// (S18). An error names the first thing out of range: a slot or a
     /// job owned by no stream, a slot twice, a record that is not there,
@@ -56,6 +59,7 @@ impl Kernel {
         &mut self,
         parts: &Restore,
         pass: u64,
+        running: bool,
         streams: &mut [Stream],
     ) -> Result<(), String> {
         let n = streams.len();
@@ -84,6 +88,12 @@ impl Kernel {
             };
             if !owner_ok(slot.owner) {
                 return Err(format!("slot {i}'s owner {} is no stream", slot.owner));
+            }
+            if running && (slot.ack < pass || slot.deadline < pass) {
+                return Err(format!(
+                    "slot {i} is acknowledged in pass {} and late after {}, before pass {pass}",
+                    slot.ack, slot.deadline
+                ));
             }
             let Some(record) = self.commands.get(slot.seq as usize) else {
                 return Err(format!("slot {i}'s command {} was not recorded", slot.seq));

@@ -153,8 +153,9 @@ impl Machine {
         self.kernel.commands = parts.commands;
         self.kernel.owners = parts.owners;
         self.kernel.events = parts.events;
+        let running = parts.resume_at.is_some();
         self.kernel
-            .restore(&parts.kernel, parts.pass, &mut self.streams)?;
+            .restore(&parts.kernel, parts.pass, running, &mut self.streams)?;
         self.host.next = parts.host_next;
         self.host.mark = parts.host_mark;
         self.host.outcomes[..parts.host_next].copy_from_slice(&parts.outcomes);

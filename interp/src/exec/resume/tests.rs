@@ -190,6 +190,15 @@ fn fields_out_of_range_are_refused() {
     );
     says(restored_with(|p| p.kernel.slots[0].1.owner = 1), "owner 1");
     says(restored_with(|p| p.kernel.slots[0].1.seq = 9), "command 9");
+    // Paused before pass 5: an ack or a deadline before it cannot be.
+    says(
+        restored_with(|p| p.kernel.slots[0].1.ack = 4),
+        "before pass 5",
+    );
+    says(
+        restored_with(|p| p.kernel.slots[0].1.deadline = 4),
+        "before pass 5",
+    );
     says(restored_with(|p| p.kernel.delay_at = 1), "position 1");
     says(restored_with(|p| p.streams.push(p.streams[0])), "2 streams");
     says(
