@@ -108,3 +108,22 @@ fn a_scenario_cut_at_every_pass_answers_as_the_whole_run() {
     let got = in_pieces(Resumable::scenario(&s), &cuts, 1);
     assert_eq!(got, Answer::Scenario(want));
 }
+
+/// An ack 63, 64 and 65 passes after the pass a run stops before: the ack
+/// wheel holds the next 64 passes (the first 64 of them), the rest wait
+/// as far slots; each comes back where it belongs (S12).
+#[test]
+fn acks_at_the_edge_of_the_wheel_come_back_exact() {
+    for d in [62, 63, 64, 65] {
+        let params = Params {
+            delay: Delay::Fixed(d),
+            ..params()
+        };
+        let upload = traffic(2, 5).encode().unwrap();
+        let want = kmst_reference::simulate(&upload, &params);
+        for cut in 0..=4 {
+            let got = in_pieces(Resumable::new(&upload, &params), &[cut], cut as usize);
+            assert_eq!(got, Answer::Stream(want.clone()), "delay {d}, cut at {cut}");
+        }
+    }
+}

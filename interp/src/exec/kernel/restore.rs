@@ -80,9 +80,9 @@ impl Kernel {
         self.stopped = parts.stopped;
         self.busy = 0;
         for &(i, slot) in &parts.slots {
-            let bit = 1u16
-                .checked_shl(u32::from(i))
-                .filter(|_| usize::from(i) < SLOTS);
+            // 16 slots: a shift of 16 or more is `None` (`SLOTS` bits).
+            const { assert!(SLOTS == u16::BITS as usize) };
+            let bit = 1u16.checked_shl(u32::from(i));
             let Some(bit) = bit.filter(|b| self.busy & b == 0) else {
                 return Err(format!("slot {i} is out of range or given twice"));
             };
@@ -108,8 +108,13 @@ impl Kernel {
             } else {
                 streams[usize::from(slot.owner)].meta.pending += 1;
             }
-            // The wheel holds the acks of the next 64 passes (slots.rs).
-            if slot.ack >= pass && slot.ack - pass < ACK_WHEEL as u64 {
+            // The wheel holds the acks of the next 64 passes (slots.rs); a
+            // later one (or, in a run that is over, an earlier one) is far.
+            if slot
+                .ack
+                .checked_sub(pass)
+                .is_some_and(|ahead| ahead < ACK_WHEEL as u64)
+            {
                 let bucket = (slot.ack % ACK_WHEEL as u64) as usize;
                 self.wheel[bucket] |= bit;
                 self.wheel_bits |= 1 << bucket;

@@ -83,6 +83,7 @@ fn until_passes_counts_from_here_and_the_state_shows_the_slot() {
     assert_eq!(s.slots.len(), 1);
     let slot = s.slots[0];
     assert_eq!((slot.slot, slot.sequence, slot.ack), (0, 1, Some(8)));
+    assert_eq!(slot.owner, Some(0));
     assert_eq!(s.streams[0].regs[0], 2);
     assert_eq!(s.streams[0].pending, 1);
     assert_eq!(s.commands.len(), 2);
@@ -99,10 +100,14 @@ fn every_cut_and_every_flipped_byte_is_refused() {
     let bytes = paused().snapshot().unwrap();
     for n in 0..bytes.len() {
         let e = Resumable::restore(&bytes[..n]).err().expect("refused");
-        assert!(
-            matches!(e, SnapshotError::Truncated | SnapshotError::Checksum),
-            "cut at {n}: {e}"
-        );
+        // Under the frame (magic, version, checksum: 20 bytes) a cut is
+        // truncated; from it on its checksum does not match.
+        let want = if n < 20 {
+            SnapshotError::Truncated
+        } else {
+            SnapshotError::Checksum
+        };
+        assert_eq!(e, want, "cut at {n}");
     }
     for at in 0..bytes.len() {
         let mut b = bytes.clone();
@@ -206,6 +211,12 @@ fn fields_out_of_range_are_refused() {
         "pass 1000000",
     );
     says(restored_with(|p| p.host_next = 1), "host commands");
+    says(restored_with(|p| p.streams.clear()), "0 streams");
+    says(restored_with(|p| p.pass = 3), "from pass 5");
+    says(
+        restored_with(|p| p.outcomes.push(crate::types::HostOutcome::WAITING)),
+        "host commands",
+    );
     let job = (crate::exec::kernel::Job::default(), 0);
     says(restored_with(|p| p.kernel.jobs = vec![job; 65]), "65 jobs");
     says(
@@ -214,14 +225,74 @@ fn fields_out_of_range_are_refused() {
     );
 }
 
-/// A paused run restored exactly: the same state, the same bytes again.
+/// A paused run restored exactly: the same state, the same bytes again,
+/// and detached the same state and bytes.
 #[test]
 fn a_snapshot_restores_the_same_state() {
     let r = paused();
+    assert_eq!(r.resume_at(), Some(5));
+    assert_eq!(
+        (r.input_upload(), r.is_scenario()),
+        (Some(&rounds(3)[..]), false)
+    );
+    assert!(r.input_scenario().is_none());
     let bytes = r.snapshot().unwrap();
     let back = Resumable::restore(&bytes).unwrap();
     assert_eq!(back.state(), r.state());
     assert_eq!(back.snapshot().unwrap(), bytes);
+    let detached = back.detach();
+    assert_eq!(detached.state(), r.state());
+    assert_eq!(detached.snapshot().unwrap(), bytes);
+}
+
+/// Core count 100, one command holding cores 0..50 for ever; jobs of 60
+/// and 70 cores queued (neither fits, S20), then two of 1 core, each
+/// placed past both: the two wait, each overtaken twice. A scenario with a
+/// host command still to come: its state and snapshot come back whole.
+#[test]
+fn a_queue_and_a_host_come_back_whole() {
+    let mut s = Stream::new(0, 10_000, 1, 4).unwrap();
+    let r = s.registers(1).unwrap()[0];
+    s.submit(1, (0.into(), 50.into()), &[], false, false)
+        .unwrap();
+    for cores in [60, 70, 1, 1] {
+        s.enqueue(2, cores.into(), &[r.into()], false, false)
+            .unwrap();
+    }
+    s.wait(0).unwrap();
+    s.halt(r);
+    let params = Params {
+        delay: Delay::Never,
+        core_count: 100,
+        max_passes: 50,
+        ..Params::default()
+    };
+    let mut b = crate::scenario::ScenarioBuilder::new(params).unwrap();
+    b.place_stream(0, &s).unwrap();
+    b.run(0, 0).unwrap();
+    // A host command on cores 90..100 in pass 1: a slot of the host's.
+    b.submit(1, 9, (90, 10), &[], false, false).unwrap();
+    b.deadline(30, 7).unwrap();
+    let scenario = b.build();
+    let mut run = Resumable::scenario(&scenario);
+    assert_eq!(run.run(Dispatch::default(), Until::Pass(3)), Some(3));
+    assert!(run.is_scenario() && run.input_scenario() == Some(&scenario));
+    let state = run.state();
+    let queued: Vec<(u32, u64)> = state
+        .queue
+        .iter()
+        .map(|j| (j.command.count, j.overtaken))
+        .collect();
+    assert_eq!(queued, [(60, 2), (70, 2)]);
+    assert_eq!(state.host_waiting.len(), 1);
+    assert_eq!(state.host_waiting[0].0, 2);
+    let owners: Vec<Option<usize>> = state.slots.iter().map(|s| s.owner).collect();
+    // Slots 0 (cores 0..50), 1 and 2 (the 1-core jobs) the stream's, 3 the host's.
+    assert_eq!(owners, [Some(0), Some(0), Some(0), None]);
+    let bytes = run.snapshot().unwrap();
+    let back = Resumable::restore(&bytes).unwrap();
+    assert_eq!(back.state(), state);
+    assert_eq!(back.detach().snapshot().unwrap(), bytes);
 }
 
 /// A detached run is plain data another thread can take, and goes on
@@ -254,4 +325,42 @@ fn a_rejected_upload_is_over_and_saves() {
     let mut again = r.detach().attach();
     assert_eq!(again.run(Dispatch::default(), Until::End), None);
     assert_eq!(again.into_answer(), Answer::Stream(whole));
+}
+
+/// A cycle of delays (S23) goes on where it stood: each round's SUBMIT
+/// waits for the one before, so a cycle started again would move every
+/// later round's pass.
+#[test]
+fn a_delay_cycle_goes_on_where_it_stood() {
+    let params = Params {
+        delay: Delay::Cycle { base: 0, modulo: 3 },
+        ..params()
+    };
+    let whole = crate::exec::simulate(&rounds(5), &params, Dispatch::default());
+    for cut in 1..12 {
+        let mut r = Resumable::new(&rounds(5), &params);
+        r.run(Dispatch::default(), Until::Pass(cut));
+        let mut back = Resumable::restore(&r.snapshot().unwrap()).unwrap();
+        back.run(Dispatch::default(), Until::End);
+        assert_eq!(
+            back.into_answer(),
+            Answer::Stream(whole.clone()),
+            "cut {cut}"
+        );
+    }
+}
+
+/// A run of an upload the check rejects cannot go on from a pass.
+#[test]
+fn a_rejected_upload_never_goes_on() {
+    let mut upload = rounds(1);
+    upload[0] ^= 1;
+    let r = Resumable::new(&upload, &params());
+    let mut parts = r.machine.parts();
+    parts.resume_at = Some(0);
+    let bytes = snapshot::write(r.params(), &r.input, &parts, true).unwrap();
+    says(
+        Resumable::restore(&bytes).err().expect("refused"),
+        "from pass 0",
+    );
 }
