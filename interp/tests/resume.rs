@@ -109,21 +109,25 @@ fn a_scenario_cut_at_every_pass_answers_as_the_whole_run() {
     assert_eq!(got, Answer::Scenario(want));
 }
 
-/// An ack 63, 64 and 65 passes after the pass a run stops before: the ack
-/// wheel holds the next 64 passes (the first 64 of them), the rest wait
-/// as far slots; each comes back where it belongs (S12).
+/// An ack 62 to 65 passes after the pass a run stops before: the ack
+/// wheel holds the acks of the next 64 passes, the rest wait as far
+/// slots; each comes back where it belongs (S12). The tables give a
+/// command acknowledged in the very next pass beside them, so that a
+/// sweep runs there: one put in that pass's bucket would go with it.
 #[test]
 fn acks_at_the_edge_of_the_wheel_come_back_exact() {
-    for d in [62, 63, 64, 65] {
+    let fixed = [62, 63, 64, 65].map(Delay::Fixed);
+    let tables = [63, 64, 65].map(|d| Delay::Table(vec![Some(0), Some(d)]));
+    for delay in fixed.into_iter().chain(tables) {
         let params = Params {
-            delay: Delay::Fixed(d),
+            delay: delay.clone(),
             ..params()
         };
         let upload = traffic(2, 5).encode().unwrap();
         let want = kmst_reference::simulate(&upload, &params);
         for cut in 0..=4 {
             let got = in_pieces(Resumable::new(&upload, &params), &[cut], cut as usize);
-            assert_eq!(got, Answer::Stream(want.clone()), "delay {d}, cut at {cut}");
+            assert_eq!(got, Answer::Stream(want.clone()), "{delay:?}, cut at {cut}");
         }
     }
 }
