@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, one_command
 import kmst
 from kmst import Event, Machine, Scenario, Stream, simulate, simulate_scenario
 
@@ -25,19 +25,6 @@ SCENARIOS = ROOT / "corpus" / "scenario-examples"
 def pairs():
     """Each fast variant with the next one: (first piece, second piece)."""
     return [(a, FAST[(i + 1) % len(FAST)]) for i, a in enumerate(FAST)]
-
-
-def one_command():
-    # pc 0 SUBMIT (handler 5 on cores [0, 1), args [7], result=True)
-    # pc 1 WAIT 0, pc 2 RESULT r0, pc 3 HALT r0. No constants: no prologue.
-    # 64 + pad64(4 * 16) + pad64(80) = 256 bytes (S2).
-    s = Stream(deadline_microseconds=0, max_steps=1000, seed=1, req=5)
-    [r] = s.registers(1)
-    s.submit(5, group=(0, 1), args=[7], result=True)
-    s.wait(0)
-    s.result(r)
-    s.halt(r)
-    return s.encode()
 
 
 def five_commands():

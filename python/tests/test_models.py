@@ -3,22 +3,11 @@ S12..S16, S23..S25). Every expected value is worked out from the rulings."""
 
 import pytest
 
+from conftest import one_command
 import kmst
 from kmst import Event, Stream, StreamError, SubmittedCommand, simulate
 
 DISPATCHES = ["tail", "switch", "threaded", "subroutine", "indirect", "loop_match", "jit", "tiered", "reference"]
-
-
-def one_command():
-    # pc 0 SUBMIT (handler 5 on cores [0, 1), args [7], result=True)
-    # pc 1 WAIT 0, pc 2 RESULT r0, pc 3 HALT r0. No constants, so no prologue.
-    s = Stream(deadline_microseconds=0, max_steps=1000, seed=1, req=5)
-    [r] = s.registers(1)
-    s.submit(5, group=(0, 1), args=[7], result=True)
-    s.wait(0)
-    s.result(r)
-    s.halt(r)
-    return s.encode()
 
 
 def five_commands():
